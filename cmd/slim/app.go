@@ -1,0 +1,213 @@
+package main
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"sort"
+	"strings"
+
+	"github.com/rs/zerolog"
+	"github.com/slimgate/slim/internal/slimerr"
+	"github.com/urfave/cli/v2"
+)
+
+// Set by the linker (-X main.version=... -X main.commit=...).
+var (
+	version = "dev"
+	commit  = "none"
+)
+
+// commandBuilders holds one constructor per top-level command. Each command
+// file registers itself in an init function, so the command files can be
+// written independently; the constructors run only when the app is built.
+var commandBuilders []func(*env) *cli.Command
+
+func register(b func(*env) *cli.Command) { commandBuilders = append(commandBuilders, b) }
+
+// env is what a command needs from the process: streams, environment and the
+// logger. Tests run the whole CLI in-process through run.
+type env struct {
+	stdin  io.Reader
+	stdout io.Writer
+	stderr io.Writer
+	log    zerolog.Logger
+	// printedJSON is set by a command that already wrote its own JSON object
+	// (errors included), so run does not print a second one.
+	printedJSON bool
+	// badCommand is set when the first argument names no command.
+	badCommand string
+}
+
+// jsonMode reports whether --json was given on the command or globally.
+func jsonMode(c *cli.Context) bool {
+	for _, cc := range c.Lineage() {
+		if cc.Bool("json") {
+			return true
+		}
+	}
+	return false
+}
+
+// writeJSON prints v as one JSON object on its own line.
+func (e *env) writeJSON(v any) error {
+	enc := json.NewEncoder(e.stdout)
+	enc.SetEscapeHTML(false)
+	e.printedJSON = true
+	return enc.Encode(v)
+}
+
+// usageErr classifies a command-line mistake (exit 2).
+func usageErr(format string, args ...any) error {
+	return slimerr.New(slimerr.Usage, slimerr.CodeUsage, format, args...)
+}
+
+func newApp(e *env) *cli.App {
+	app := &cli.App{
+		Name:                 "slim",
+		Usage:                "git-aware worktree guard and patch gateway for AI coding agents",
+		HideHelpCommand:      true,
+		EnableBashCompletion: false,
+		Reader:               e.stdin,
+		Writer:               e.stdout,
+		ErrWriter:            e.stderr,
+		Flags: []cli.Flag{
+			&cli.BoolFlag{Name: "json", Usage: "print one JSON object on stdout, errors included"},
+			&cli.StringFlag{Name: "log-level", Value: "", Usage: "log level for stderr (or SLIM_LOG_FILE): debug, info, warn, error; quiet by default", EnvVars: []string{"SLIM_LOG_LEVEL"}},
+		},
+		Before: func(c *cli.Context) error {
+			l, err := newLogger(c.String("log-level"), e.stderr)
+			if err != nil {
+				return err
+			}
+			e.log = l
+			return nil
+		},
+		OnUsageError: func(c *cli.Context, err error, isSub bool) error {
+			return usageErr("%v", err)
+		},
+		CommandNotFound: func(c *cli.Context, name string) {
+			e.badCommand = name
+			fmt.Fprintf(e.stderr, "slim: unknown command %q; run 'slim --help'\n", name)
+		},
+		ExitErrHandler: func(*cli.Context, error) {}, // run maps errors to exit codes
+	}
+	for _, b := range commandBuilders {
+		cmd := b(e)
+		setUsageErrors(cmd)
+		app.Commands = append(app.Commands, cmd)
+	}
+	sort.Slice(app.Commands, func(i, j int) bool { return app.Commands[i].Name < app.Commands[j].Name })
+	return app
+}
+
+// setUsageErrors makes flag errors in every subcommand usage errors (exit 2).
+func setUsageErrors(cmd *cli.Command) {
+	if cmd.OnUsageError == nil {
+		cmd.OnUsageError = func(c *cli.Context, err error, isSub bool) error { return usageErr("%v", err) }
+	}
+	for _, s := range cmd.Subcommands {
+		setUsageErrors(s)
+	}
+}
+
+// newLogger builds the stderr (or SLIM_LOG_FILE) logger. Quiet unless a
+// level is asked for; with SLIM_LOG_FILE set and no level, info and above go
+// to the file.
+func newLogger(level string, stderr io.Writer) (zerolog.Logger, error) {
+	out := stderr
+	if p := os.Getenv("SLIM_LOG_FILE"); p != "" {
+		f, err := os.OpenFile(p, os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o644)
+		if err != nil {
+			return zerolog.Nop(), slimerr.Wrap(slimerr.Usage, slimerr.CodeUsage, fmt.Errorf("SLIM_LOG_FILE: %w", err))
+		}
+		out = f
+		if level == "" {
+			level = "info"
+		}
+	}
+	if level == "" {
+		return zerolog.Nop(), nil
+	}
+	lv, err := zerolog.ParseLevel(strings.ToLower(level))
+	if err != nil || lv == zerolog.NoLevel {
+		return zerolog.Nop(), usageErr("--log-level: unknown level %q (want debug, info, warn or error)", level)
+	}
+	return zerolog.New(out).Level(lv).With().Timestamp().Str("pid", fmt.Sprint(os.Getpid())).Logger(), nil
+}
+
+// run executes the CLI and returns the exit code. It is main without
+// os.Exit, so testscript can run it in-process.
+func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
+	e := &env{stdin: stdin, stdout: stdout, stderr: stderr, log: zerolog.Nop()}
+	app := newApp(e)
+	err := app.Run(args)
+	if err == nil && e.badCommand != "" {
+		err = usageErr("unknown command %q", e.badCommand)
+		if !wantJSON(args) {
+			return 2
+		}
+	}
+	if err == nil {
+		return 0
+	}
+	var exitCoder cli.ExitCoder
+	if errors.As(err, &exitCoder) && slimerrOf(err) == nil {
+		// cli.Exit from a command: already decided.
+		if msg := err.Error(); msg != "" {
+			fmt.Fprintln(stderr, msg)
+		}
+		return exitCoder.ExitCode()
+	}
+	se := slimerr.From(err)
+	if se.Kind == slimerr.Internal && slimerrOf(err) == nil && isFlagError(err) {
+		se = &slimerr.Error{Kind: slimerr.Usage, Code: slimerr.CodeUsage, Message: err.Error()}
+	}
+	if wantJSON(args) {
+		if !e.printedJSON {
+			e.writeJSON(map[string]any{"error": slimerr.ToJSON(se)})
+		}
+	} else if se.Message != "" {
+		msg := se.Message
+		if se.Kind == slimerr.Usage || se.Kind == slimerr.Internal {
+			msg = "slim: " + msg
+		}
+		fmt.Fprintln(stderr, msg)
+	}
+	e.log.Debug().Str("kind", string(se.Kind)).Str("code", se.Code).Msg(se.Message)
+	return se.Kind.ExitCode()
+}
+
+func slimerrOf(err error) *slimerr.Error {
+	var se *slimerr.Error
+	if errors.As(err, &se) {
+		return se
+	}
+	return nil
+}
+
+// isFlagError recognises the flag package's errors that urfave/cli returns
+// before OnUsageError can see them (for example an undefined flag on the app).
+func isFlagError(err error) bool {
+	s := err.Error()
+	return strings.HasPrefix(s, "flag provided but not defined") ||
+		strings.Contains(s, "flag needs an argument") ||
+		strings.HasPrefix(s, "invalid value") ||
+		strings.HasPrefix(s, "Required flag")
+}
+
+// wantJSON looks for --json among the arguments before any "--", so errors
+// raised before flags are parsed still honour it.
+func wantJSON(args []string) bool {
+	for _, a := range args[1:] {
+		if a == "--" {
+			return false
+		}
+		if a == "--json" || a == "-json" || a == "--json=true" {
+			return true
+		}
+	}
+	return false
+}
