@@ -1,0 +1,83 @@
+// Package worktree resolves a directory to its git worktree and decides
+// whether paths lie inside the area a session may write: the session's
+// directory plus its worktree top level. Containment is decided on physical
+// paths (symlinks, dangling ones included, resolved component by component)
+// and by file identity, never by string prefixes.
+package worktree
+
+// CONTRACT NOTE (remove when implemented): the types and signatures in this
+// file are the API other packages (rescue, hooks, search) code against. The
+// worktree implementation may add fields and functions but must keep these.
+
+import "github.com/slimgate/slim/worktree/hostpath"
+
+// Kind is the kind of checkout a directory belongs to.
+type Kind string
+
+const (
+	KindMain      Kind = "main"      // a main checkout (.git is a directory)
+	KindLinked    Kind = "linked"    // a linked worktree (git worktree add)
+	KindSubmodule Kind = "submodule" // a submodule checkout
+	KindNone      Kind = "none"      // no git, or a bare repository (GitDir set)
+)
+
+// Info is the resolution of one directory. Paths are absolute and physical.
+// Worktree is empty when there is none (never "/").
+type Info struct {
+	Directory    string   `json:"directory"`
+	Worktree     string   `json:"worktree"`
+	GitDir       string   `json:"gitDir"`
+	CommonDir    string   `json:"commonDir"`
+	Kind         Kind     `json:"kind"`
+	Superproject string   `json:"superproject,omitempty"`
+	Notes        []string `json:"notes,omitempty"` // e.g. prunable worktree, incomplete repository
+}
+
+// Options tune a Guard.
+type Options struct {
+	// AllowNested lets targets inside nested worktrees, submodules and nested
+	// repositories count as inside (SLIM_ALLOW_NESTED=1).
+	AllowNested bool
+	// Flavor gives the lexical path rules used to make targets absolute
+	// (posix or win32, Node's path semantics). The zero value is the flavor
+	// of the running OS.
+	Flavor hostpath.Flavor
+}
+
+// Verdict is the containment decision for one target.
+type Verdict struct {
+	Input    string `json:"input"`    // the path as given
+	Abs      string `json:"abs"`      // lexically absolute (no symlinks resolved)
+	Physical string `json:"physical"` // symlinks resolved, missing tail re-attached
+	Inside   bool   `json:"inside"`
+	// Code is empty when Inside, else slimerr.CodeOutsideWorkspace,
+	// slimerr.CodeNestedWorktree or slimerr.CodeGitDir.
+	Code string `json:"code,omitempty"`
+	// BySpelling is true when the target is already outside lexically, so
+	// the host would prompt for it itself (passthrough is allowed only then).
+	BySpelling bool `json:"bySpelling,omitempty"`
+	// Room names the nested worktree or submodule for CodeNestedWorktree.
+	Room string `json:"room,omitempty"`
+	// Reason says in words why a target is not inside.
+	Reason   string   `json:"reason,omitempty"`
+	Warnings []string `json:"warnings,omitempty"` // e.g. a hard link shared with another path
+}
+
+// The functions below are the rest of the contract. Their bodies are
+// temporary until the implementation lands in this package.
+//
+//	func Resolve(dir string) (*Info, error)
+//	    Resolves dir (honouring GIT_DIR, GIT_WORK_TREE, GIT_COMMON_DIR from the
+//	    process environment). Never runs git.
+//	func NewGuard(directory, worktree string, opts Options) (*Guard, error)
+//	    The allowed area of a session: directory (required, absolute) plus
+//	    worktree ("" or "/" means none). Resolves both physically once.
+//	func (g *Guard) Check(target string) Verdict
+//	    Decides one target; relative targets resolve against directory.
+//	func (g *Guard) Top() string
+//	    The physical top of the allowed area (worktree top level, else
+//	    directory): open os.Root here for writes.
+//	func (g *Guard) BlockError(tool string, v Verdict) error
+//	    The *slimerr.Error (kind blocked, exit 5) for a verdict that is not
+//	    inside, with the message models key on, for example
+//	    "apply_patch blocked: patch contains path outside workspace root: <physical>".
