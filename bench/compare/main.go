@@ -1,0 +1,126 @@
+// Command compare runs several commands side by side, interleaved, and
+// prints each one's median wall time and its ratio to the first command.
+// Interleaving spreads machine noise evenly over the commands; medians and
+// ratios are what the benchmarks quote, never single absolute times.
+//
+// Usage:
+//
+//	compare [-n 31] [-stdin FILE]... -- NAME=CMD [ARGS...] ;; NAME=CMD [ARGS...] ...
+//
+// Commands are separated by a ";;" argument. A command's stdin is the file
+// given with @FILE as its last argument (the "@FILE" is removed), or empty.
+package main
+
+import (
+	"bytes"
+	"flag"
+	"fmt"
+	"os"
+	"os/exec"
+	"sort"
+	"strings"
+	"time"
+)
+
+type command struct {
+	name  string
+	argv  []string
+	stdin []byte
+}
+
+func main() {
+	n := flag.Int("n", 31, "runs per command")
+	warm := flag.Int("warmup", 3, "unmeasured warm-up runs per command")
+	flag.Parse()
+	cmds, err := parse(flag.Args())
+	if err != nil || len(cmds) == 0 {
+		fmt.Fprintln(os.Stderr, "compare:", err)
+		fmt.Fprintln(os.Stderr, "usage: compare [-n N] NAME=CMD ARGS... ';;' NAME=CMD ARGS...")
+		os.Exit(2)
+	}
+	for i := 0; i < *warm; i++ {
+		for _, c := range cmds {
+			if _, err := runOnce(c); err != nil {
+				fmt.Fprintf(os.Stderr, "compare: %s: %v\n", c.name, err)
+				os.Exit(1)
+			}
+		}
+	}
+	times := make([][]time.Duration, len(cmds))
+	for i := 0; i < *n; i++ {
+		for j, c := range cmds {
+			d, err := runOnce(c)
+			if err != nil {
+				fmt.Fprintf(os.Stderr, "compare: %s: %v\n", c.name, err)
+				os.Exit(1)
+			}
+			times[j] = append(times[j], d)
+		}
+	}
+	base := median(times[0])
+	fmt.Printf("%-28s %8s %12s %8s\n", "command", "runs", "median", "ratio")
+	for j, c := range cmds {
+		m := median(times[j])
+		fmt.Printf("%-28s %8d %12s %7.2fx\n", c.name, len(times[j]), m.Round(time.Microsecond), float64(m)/float64(base))
+	}
+}
+
+func parse(args []string) ([]command, error) {
+	var cmds []command
+	var cur []string
+	flush := func() error {
+		if len(cur) == 0 {
+			return nil
+		}
+		name, first, ok := strings.Cut(cur[0], "=")
+		if !ok {
+			return fmt.Errorf("command %q must start with NAME=", cur[0])
+		}
+		c := command{name: name, argv: append([]string{first}, cur[1:]...)}
+		if last := c.argv[len(c.argv)-1]; strings.HasPrefix(last, "@") {
+			b, err := os.ReadFile(last[1:])
+			if err != nil {
+				return err
+			}
+			c.stdin = b
+			c.argv = c.argv[:len(c.argv)-1]
+		}
+		cmds = append(cmds, c)
+		cur = nil
+		return nil
+	}
+	for _, a := range args {
+		if a == ";;" {
+			if err := flush(); err != nil {
+				return nil, err
+			}
+			continue
+		}
+		cur = append(cur, a)
+	}
+	return cmds, flush()
+}
+
+func runOnce(c command) (time.Duration, error) {
+	cmd := exec.Command(c.argv[0], c.argv[1:]...)
+	cmd.Stdin = bytes.NewReader(c.stdin)
+	var out bytes.Buffer
+	cmd.Stdout = &out
+	cmd.Stderr = &out
+	start := time.Now()
+	err := cmd.Run()
+	d := time.Since(start)
+	if err != nil {
+		if ee, ok := err.(*exec.ExitError); ok && ee.ExitCode() > 0 && ee.ExitCode() < 6 {
+			return d, nil // slim's decisions exit 0-5; only crashes are errors
+		}
+		return d, fmt.Errorf("%v: %s", err, out.String())
+	}
+	return d, nil
+}
+
+func median(ds []time.Duration) time.Duration {
+	s := append([]time.Duration(nil), ds...)
+	sort.Slice(s, func(i, j int) bool { return s[i] < s[j] })
+	return s[len(s)/2]
+}

@@ -1,0 +1,21 @@
+#!/usr/bin/env bash
+# Start-up benchmark: a bare Go binary that prints one line, side by side
+# with `slim version` and `slim worktree check`, interleaved, 31 runs each
+# (override with RUNS). Prints medians and ratios to the bare binary.
+# Goal: slim within 1.5x of the bare binary.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+out=$(mktemp -d)
+trap 'rm -rf "$out"' EXIT
+export CGO_ENABLED=0
+go build -o "$out/bare" ./bench/bare
+go build -tags urfave_cli_no_docs -trimpath -o "$out/slim" ./cmd/slim
+go build -o "$out/compare" ./bench/compare
+repo="$out/repo"
+mkdir -p "$repo/src"
+git -C "$repo" init -q
+echo 'package main' > "$repo/src/main.go"
+"$out/compare" -n "${RUNS:-31}" \
+	bare="$out/bare" ";;" \
+	slim-version="$out/slim" version ";;" \
+	slim-worktree-check="$out/slim" worktree check --root "$repo" src/main.go src/new.go
