@@ -1,0 +1,83 @@
+// Package filelock takes exclusive, advisory, cross-process locks on lock
+// files (gofrs/flock underneath) with a bounded wait, so a stuck peer can
+// delay slim by at most the timeout and never hang a tool call.
+package filelock
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"time"
+
+	"github.com/gofrs/flock"
+)
+
+// ErrTimeout is returned (wrapped) when the lock was not free in time.
+var ErrTimeout = errors.New("lock wait timed out")
+
+// retryDelay is how often a busy lock is polled.
+const retryDelay = 2 * time.Millisecond
+
+// Lock is a held exclusive lock.
+type Lock struct {
+	f *flock.Flock
+}
+
+// Acquire takes an exclusive lock on path, creating the file (and its
+// directory) when missing, and waits at most timeout for it. The lock is
+// bound to the file currently at path: if another process removed or
+// replaced the lock file while we waited, the lock is taken again on the
+// new file, so two processes never both believe they hold it.
+func Acquire(path string, timeout time.Duration) (*Lock, error) {
+	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
+		return nil, fmt.Errorf("lock %s: %w", path, err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), timeout)
+	defer cancel()
+	for {
+		f := flock.New(path, flock.SetPermissions(0o600))
+		ok, err := f.TryLock()
+		if err == nil && !ok {
+			ok, err = f.TryLockContext(ctx, retryDelay)
+		}
+		if err != nil || !ok {
+			f.Close()
+			if ctx.Err() != nil {
+				return nil, fmt.Errorf("lock %s: %w after %v", path, ErrTimeout, timeout)
+			}
+			return nil, fmt.Errorf("lock %s: %w", path, err)
+		}
+		held, herr := f.Stat()
+		now, nerr := os.Stat(path)
+		if herr == nil && nerr == nil && os.SameFile(held, now) {
+			return &Lock{f: f}, nil
+		}
+		// The file we locked is no longer the one at path: retry.
+		f.Unlock()
+		if ctx.Err() != nil {
+			return nil, fmt.Errorf("lock %s: %w after %v", path, ErrTimeout, timeout)
+		}
+	}
+}
+
+// Unlock releases the lock. The lock file stays, so waiting peers keep
+// locking the same file.
+func (l *Lock) Unlock() error {
+	if err := l.f.Unlock(); err != nil {
+		return fmt.Errorf("unlock %s: %w", l.f.Path(), err)
+	}
+	return nil
+}
+
+// RemoveAndUnlock deletes the lock file while still holding the lock, then
+// releases it. Peers that were waiting on the old file notice the change in
+// Acquire and lock the new file instead.
+func (l *Lock) RemoveAndUnlock() error {
+	rerr := os.Remove(l.f.Path())
+	if errors.Is(rerr, os.ErrNotExist) {
+		rerr = nil
+	}
+	return errors.Join(rerr, l.Unlock())
+}
