@@ -5,10 +5,6 @@
 // and by file identity, never by string prefixes.
 package worktree
 
-// CONTRACT NOTE (remove when implemented): the types and signatures in this
-// file are the API other packages (rescue, hooks, search) code against. The
-// worktree implementation may add fields and functions but must keep these.
-
 import "github.com/slimgate/slim/worktree/hostpath"
 
 // Kind is the kind of checkout a directory belongs to.
@@ -62,22 +58,3 @@ type Verdict struct {
 	Reason   string   `json:"reason,omitempty"`
 	Warnings []string `json:"warnings,omitempty"` // e.g. a hard link shared with another path
 }
-
-// The functions below are the rest of the contract. Their bodies are
-// temporary until the implementation lands in this package.
-//
-//	func Resolve(dir string) (*Info, error)
-//	    Resolves dir (honouring GIT_DIR, GIT_WORK_TREE, GIT_COMMON_DIR from the
-//	    process environment). Never runs git.
-//	func NewGuard(directory, worktree string, opts Options) (*Guard, error)
-//	    The allowed area of a session: directory (required, absolute) plus
-//	    worktree ("" or "/" means none). Resolves both physically once.
-//	func (g *Guard) Check(target string) Verdict
-//	    Decides one target; relative targets resolve against directory.
-//	func (g *Guard) Top() string
-//	    The physical top of the allowed area (worktree top level, else
-//	    directory): open os.Root here for writes.
-//	func (g *Guard) BlockError(tool string, v Verdict) error
-//	    The *slimerr.Error (kind blocked, exit 5) for a verdict that is not
-//	    inside, with the message models key on, for example
-//	    "apply_patch blocked: patch contains path outside workspace root: <physical>".

@@ -1,0 +1,593 @@
+package hostpath
+
+import (
+	"strings"
+	"unicode"
+	"unicode/utf16"
+	"unicode/utf8"
+)
+
+// winReserved are the DOS device names Node treats specially when they
+// precede a colon (CVE-2025-27210 hardening in Node's normalize).
+var winReserved = map[string]bool{
+	"CON": true, "PRN": true, "AUX": true, "NUL": true,
+	"COM1": true, "COM2": true, "COM3": true, "COM4": true, "COM5": true,
+	"COM6": true, "COM7": true, "COM8": true, "COM9": true,
+	"LPT1": true, "LPT2": true, "LPT3": true, "LPT4": true, "LPT5": true,
+	"LPT6": true, "LPT7": true, "LPT8": true, "LPT9": true,
+	"COM\u00b9": true, "COM\u00b2": true, "COM\u00b3": true,
+	"LPT\u00b9": true, "LPT\u00b2": true, "LPT\u00b3": true,
+}
+
+// isWinReservedName mirrors Node's isWindowsReservedName(path, colonIndex),
+// including its behaviour for colonIndex == -1 (slice(0, -1) drops the last
+// UTF-16 unit).
+func isWinReservedName(p string, colonIndex int) bool {
+	var part string
+	if colonIndex >= 0 {
+		part = p[:colonIndex]
+	} else {
+		if p == "" {
+			return false
+		}
+		r, size := utf8.DecodeLastRuneInString(p)
+		if r > 0xFFFF {
+			return false // a lone high surrogate would remain: never a name
+		}
+		part = p[:len(p)-size]
+	}
+	return winReserved[strings.ToUpper(part)]
+}
+
+// winRoot finds a UNC or device root at the start of p the way Node's
+// resolve/normalize do. It reports the device, where the root ends, whether
+// p is absolute, and (for normalize) whether p is a bare UNC root.
+type winRootInfo struct {
+	device    string
+	hasDevice bool
+	rootEnd   int
+	abs       bool
+	uncOnly   bool // "\\server\share" and nothing else (j == len)
+	firstPart string
+	shareRest string
+}
+
+func winParseUNC(p string) (info winRootInfo) {
+	// p starts with two separators.
+	n := len(p)
+	j := 2
+	last := j
+	for j < n && !isWinSep(p[j]) {
+		j++
+	}
+	if j < n && j != last {
+		first := p[last:j]
+		last = j
+		for j < n && isWinSep(p[j]) {
+			j++
+		}
+		if j < n && j != last {
+			last = j
+			for j < n && !isWinSep(p[j]) {
+				j++
+			}
+			if j == n || j != last {
+				info.firstPart = first
+				if first == "." || first == "?" {
+					info.device = `\\` + first
+					info.hasDevice = true
+					info.rootEnd = 4
+				} else {
+					info.device = `\\` + first + `\` + p[last:j]
+					info.hasDevice = true
+					info.rootEnd = j
+					info.uncOnly = j == n
+					info.shareRest = p[last:]
+				}
+			}
+		}
+	}
+	return info
+}
+
+func winResolve(cwd string, elems []string) string {
+	resolvedDevice := ""
+	resolvedTail := ""
+	resolvedAbs := false
+	for i := len(elems) - 1; i >= -1; i-- {
+		var p string
+		if i >= 0 {
+			p = elems[i]
+			if p == "" {
+				continue
+			}
+		} else if resolvedDevice == "" {
+			p = cwd
+		} else {
+			// Node reads the drive's own cwd from the environment variable
+			// "=X:"; there is none here, so it falls back to cwd and checks
+			// that cwd is on the same drive.
+			p = cwd
+			if !(len(p) >= 2 && strings.EqualFold(p[:2], resolvedDevice)) && len(p) > 2 && p[2] == '\\' {
+				p = resolvedDevice + `\`
+			}
+		}
+		n := len(p)
+		rootEnd := 0
+		device := ""
+		abs := false
+		if n == 0 {
+			// An empty cwd contributes nothing.
+		} else if n == 1 {
+			if isWinSep(p[0]) {
+				rootEnd = 1
+				abs = true
+			}
+		} else if isWinSep(p[0]) {
+			abs = true
+			if isWinSep(p[1]) {
+				info := winParseUNC(p)
+				if info.hasDevice {
+					device = info.device
+					rootEnd = info.rootEnd
+				}
+			} else {
+				rootEnd = 1
+			}
+		} else if isDriveLetter(p[0]) && p[1] == ':' {
+			device = p[:2]
+			rootEnd = 2
+			if n > 2 && isWinSep(p[2]) {
+				abs = true
+				rootEnd = 3
+			}
+		}
+		if device != "" {
+			if resolvedDevice != "" {
+				if jsLower(device) != jsLower(resolvedDevice) {
+					continue
+				}
+			} else {
+				resolvedDevice = device
+			}
+		}
+		if resolvedAbs {
+			if resolvedDevice != "" {
+				break
+			}
+		} else {
+			resolvedTail = p[rootEnd:] + `\` + resolvedTail
+			resolvedAbs = abs
+			if abs && resolvedDevice != "" {
+				break
+			}
+		}
+	}
+	resolvedTail = normalizeString(resolvedTail, !resolvedAbs, '\\', isWinSep)
+	if resolvedAbs {
+		return resolvedDevice + `\` + resolvedTail
+	}
+	if s := resolvedDevice + resolvedTail; s != "" {
+		return s
+	}
+	return "."
+}
+
+func winNormalize(p string) string {
+	n := len(p)
+	if n == 0 {
+		return "."
+	}
+	rootEnd := 0
+	device := ""
+	hasDevice := false
+	abs := false
+	if n == 1 {
+		if p[0] == '/' {
+			return `\`
+		}
+		return p
+	}
+	if isWinSep(p[0]) {
+		abs = true
+		if isWinSep(p[1]) {
+			info := winParseUNC(p)
+			if info.hasDevice {
+				if info.uncOnly && info.firstPart != "." && info.firstPart != "?" {
+					return `\\` + info.firstPart + `\` + info.shareRest + `\`
+				}
+				device, hasDevice, rootEnd = info.device, true, info.rootEnd
+			}
+		} else {
+			rootEnd = 1
+		}
+	} else {
+		colon := strings.IndexByte(p, ':')
+		if colon > 0 {
+			if isDriveLetter(p[0]) && colon == 1 {
+				device, hasDevice, rootEnd = p[:2], true, 2
+				if n > 2 && isWinSep(p[2]) {
+					abs = true
+					rootEnd = 3
+				}
+			} else if isWinReservedName(p, colon) {
+				device, hasDevice, rootEnd = p[:colon+1], true, colon+1
+			}
+		}
+	}
+	tail := ""
+	if rootEnd < n {
+		tail = normalizeString(p[rootEnd:], !abs, '\\', isWinSep)
+	}
+	if tail == "" && !abs {
+		tail = "."
+	}
+	if tail != "" && isWinSep(p[n-1]) {
+		tail += `\`
+	}
+	if !abs && !hasDevice && strings.IndexByte(p, ':') >= 0 {
+		// Keep a relative result from reading as a drive path (Node's
+		// CVE-2024-36139 fix).
+		if len(tail) >= 2 && isDriveLetter(tail[0]) && tail[1] == ':' {
+			return `.\` + tail
+		}
+		for idx := strings.IndexByte(p, ':'); idx != -1; {
+			if idx == n-1 || isWinSep(p[idx+1]) {
+				return `.\` + tail
+			}
+			next := strings.IndexByte(p[idx+1:], ':')
+			if next < 0 {
+				break
+			}
+			idx += 1 + next
+		}
+	}
+	if isWinReservedName(p, strings.IndexByte(p, ':')) {
+		return `.\` + device + tail
+	}
+	if !hasDevice {
+		if abs {
+			return `\` + tail
+		}
+		return tail
+	}
+	if abs {
+		return device + `\` + tail
+	}
+	return device + tail
+}
+
+func winIsAbs(p string) bool {
+	if p == "" {
+		return false
+	}
+	return isWinSep(p[0]) || (len(p) > 2 && isDriveLetter(p[0]) && p[1] == ':' && isWinSep(p[2]))
+}
+
+func winJoin(elems []string) string {
+	joined := ""
+	first := ""
+	have := false
+	for _, e := range elems {
+		if e == "" {
+			continue
+		}
+		if !have {
+			joined, first, have = e, e, true
+		} else {
+			joined += `\` + e
+		}
+	}
+	if !have {
+		return "."
+	}
+	needsReplace := true
+	slashCount := 0
+	if isWinSep(first[0]) {
+		slashCount++
+		if len(first) > 1 && isWinSep(first[1]) {
+			slashCount++
+			if len(first) > 2 {
+				if isWinSep(first[2]) {
+					slashCount++
+				} else {
+					needsReplace = false
+				}
+			}
+		}
+	}
+	if needsReplace {
+		for slashCount < len(joined) && isWinSep(joined[slashCount]) {
+			slashCount++
+		}
+		if slashCount >= 2 {
+			joined = `\` + joined[slashCount:]
+		}
+	}
+	return winNormalize(joined)
+}
+
+// jsLower lower-cases like JavaScript's String.prototype.toLowerCase for
+// the cases that matter to path comparison (İ becomes "i̇"); final-sigma
+// context rules are not applied.
+func jsLower(s string) string {
+	if isASCII(s) {
+		return strings.ToLower(s)
+	}
+	var b strings.Builder
+	for _, r := range s {
+		if r == '\u0130' {
+			b.WriteString("i\u0307")
+			continue
+		}
+		b.WriteRune(unicode.ToLower(r))
+	}
+	return b.String()
+}
+
+func isASCII(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if s[i] >= utf8.RuneSelf {
+			return false
+		}
+	}
+	return true
+}
+
+func winRelative(cwd, from, to string) string {
+	if from == to {
+		return ""
+	}
+	fromOrig := winResolve(cwd, []string{from})
+	toOrig := winResolve(cwd, []string{to})
+	if fromOrig == toOrig {
+		return ""
+	}
+	if isASCII(fromOrig) && isASCII(toOrig) {
+		return winRelativeUnits(asciiUnits(fromOrig), asciiUnits(toOrig), asciiUnits(strings.ToLower(fromOrig)), asciiUnits(strings.ToLower(toOrig)))
+	}
+	fo := utf16.Encode([]rune(fromOrig))
+	to16 := utf16.Encode([]rune(toOrig))
+	fl := utf16.Encode([]rune(jsLower(fromOrig)))
+	tl := utf16.Encode([]rune(jsLower(toOrig)))
+	return winRelativeUnits(fo, to16, fl, tl)
+}
+
+func asciiUnits(s string) []uint16 {
+	u := make([]uint16, len(s))
+	for i := 0; i < len(s); i++ {
+		u[i] = uint16(s[i])
+	}
+	return u
+}
+
+func unitsString(u []uint16) string { return string(utf16.Decode(u)) }
+
+func unitsEqual(a, b []uint16) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for i := range a {
+		if a[i] != b[i] {
+			return false
+		}
+	}
+	return true
+}
+
+// winRelativeUnits is the body of Node's win32.relative on UTF-16 code
+// units, since Node's index arithmetic is in those units.
+func winRelativeUnits(fromOrig, toOrig, from, to []uint16) string {
+	const bs = '\\'
+	if unitsEqual(from, to) {
+		return ""
+	}
+	if len(fromOrig) != len(from) || len(toOrig) != len(to) {
+		fromSplit := splitUnits(fromOrig)
+		toSplit := splitUnits(toOrig)
+		if len(fromSplit[len(fromSplit)-1]) == 0 {
+			fromSplit = fromSplit[:len(fromSplit)-1]
+		}
+		if len(toSplit[len(toSplit)-1]) == 0 {
+			toSplit = toSplit[:len(toSplit)-1]
+		}
+		fromLen, toLen := len(fromSplit), len(toSplit)
+		length := min(fromLen, toLen)
+		i := 0
+		for ; i < length; i++ {
+			if jsLower(unitsString(fromSplit[i])) != jsLower(unitsString(toSplit[i])) {
+				break
+			}
+		}
+		if i == 0 {
+			return unitsString(toOrig)
+		} else if i == length {
+			if toLen > length {
+				return joinUnits(toSplit[i:])
+			}
+			if fromLen > length {
+				return strings.Repeat(`..\`, fromLen-1-i) + ".."
+			}
+			return ""
+		}
+		return strings.Repeat(`..\`, fromLen-i) + joinUnits(toSplit[i:])
+	}
+	fromStart := 0
+	for fromStart < len(from) && from[fromStart] == bs {
+		fromStart++
+	}
+	fromEnd := len(from)
+	for fromEnd-1 > fromStart && from[fromEnd-1] == bs {
+		fromEnd--
+	}
+	fromLen := fromEnd - fromStart
+	toStart := 0
+	for toStart < len(to) && to[toStart] == bs {
+		toStart++
+	}
+	toEnd := len(to)
+	for toEnd-1 > toStart && to[toEnd-1] == bs {
+		toEnd--
+	}
+	toLen := toEnd - toStart
+	length := min(fromLen, toLen)
+	lastCommonSep := -1
+	i := 0
+	for ; i < length; i++ {
+		c := from[fromStart+i]
+		if c != to[toStart+i] {
+			break
+		} else if c == bs {
+			lastCommonSep = i
+		}
+	}
+	if i != length {
+		if lastCommonSep == -1 {
+			return unitsString(toOrig)
+		}
+	} else {
+		if toLen > length {
+			if to[toStart+i] == bs {
+				return unitsString(toOrig[toStart+i+1:])
+			}
+			if i == 2 {
+				return unitsString(toOrig[toStart+i:])
+			}
+		}
+		if fromLen > length {
+			if from[fromStart+i] == bs {
+				lastCommonSep = i
+			} else if i == 2 {
+				lastCommonSep = 3
+			}
+		}
+		if lastCommonSep == -1 {
+			lastCommonSep = 0
+		}
+	}
+	var out strings.Builder
+	for i = fromStart + lastCommonSep + 1; i <= fromEnd; i++ {
+		if i == fromEnd || from[i] == bs {
+			if out.Len() == 0 {
+				out.WriteString("..")
+			} else {
+				out.WriteString(`\..`)
+			}
+		}
+	}
+	toStart += lastCommonSep
+	if out.Len() > 0 {
+		return out.String() + unitsString(sliceUnits(toOrig, toStart, toEnd))
+	}
+	if toStart < len(toOrig) && toOrig[toStart] == bs {
+		toStart++
+	}
+	return unitsString(sliceUnits(toOrig, toStart, toEnd))
+}
+
+// sliceUnits is JavaScript's slice(start, end) with clamping.
+func sliceUnits(u []uint16, start, end int) []uint16 {
+	start = max(0, min(start, len(u)))
+	end = max(0, min(end, len(u)))
+	if start >= end {
+		return nil
+	}
+	return u[start:end]
+}
+
+func splitUnits(u []uint16) [][]uint16 {
+	var parts [][]uint16
+	last := 0
+	for i, c := range u {
+		if c == '\\' {
+			parts = append(parts, u[last:i])
+			last = i + 1
+		}
+	}
+	return append(parts, u[last:])
+}
+
+func joinUnits(parts [][]uint16) string {
+	s := make([]string, len(parts))
+	for i, p := range parts {
+		s[i] = unitsString(p)
+	}
+	return strings.Join(s, `\`)
+}
+
+func winDirname(p string) string {
+	n := len(p)
+	if n == 0 {
+		return "."
+	}
+	rootEnd := -1
+	offset := 0
+	if n == 1 {
+		if isWinSep(p[0]) {
+			return p
+		}
+		return "."
+	}
+	if isWinSep(p[0]) {
+		rootEnd, offset = 1, 1
+		if isWinSep(p[1]) {
+			j := 2
+			last := j
+			for j < n && !isWinSep(p[j]) {
+				j++
+			}
+			if j < n && j != last {
+				last = j
+				for j < n && isWinSep(p[j]) {
+					j++
+				}
+				if j < n && j != last {
+					last = j
+					for j < n && !isWinSep(p[j]) {
+						j++
+					}
+					if j == n {
+						return p
+					}
+					if j != last {
+						rootEnd, offset = j+1, j+1
+					}
+				}
+			}
+		}
+	} else if isDriveLetter(p[0]) && p[1] == ':' {
+		if n > 2 && isWinSep(p[2]) {
+			rootEnd = 3
+		} else {
+			rootEnd = 2
+		}
+		offset = rootEnd
+	}
+	end := -1
+	matchedSlash := true
+	for i := n - 1; i >= offset; i-- {
+		if isWinSep(p[i]) {
+			if !matchedSlash {
+				end = i
+				break
+			}
+		} else {
+			matchedSlash = false
+		}
+	}
+	if end == -1 {
+		if rootEnd == -1 {
+			return "."
+		}
+		end = rootEnd
+	}
+	return p[:end]
+}
+
+func winBasename(p string) string {
+	start := 0
+	if len(p) >= 2 && isDriveLetter(p[0]) && p[1] == ':' {
+		start = 2
+	}
+	return basename(p, start, isWinSep)
+}
