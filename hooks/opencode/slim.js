@@ -1,0 +1,362 @@
+// slim-managed: opencode plugin, protocol 1 (written by `slim hooks install --opencode`; remove with `slim hooks uninstall --opencode`)
+//
+// The thin OpenCode plugin for slim. It holds no policy of its own: for every
+// tool call it runs `slim hook before` / `slim hook after` once, sends one JSON
+// request on stdin and applies the one JSON response slim prints. Events are
+// forwarded to `slim hook event`. Any failure of slim (not found, wrong
+// protocol, non-zero exit, bad JSON, timeout) lets the call pass; only an
+// explicit `block` answer stops a tool call.
+//
+// Only Node built-ins are imported, so the host never has to install a
+// dependency for this file.
+
+import { spawn } from "node:child_process";
+import { accessSync, appendFileSync, constants as fsConstants, statSync } from "node:fs";
+import path from "node:path";
+import process from "node:process";
+
+const PROTOCOL = 1;
+const DEFAULT_TIMEOUT_MS = 5000;
+const MAX_STDOUT_BYTES = 64 << 20;
+// One registry per process, shared by every copy of this file (a project copy
+// and a global copy are two modules), so hooks are registered once per directory.
+const REGISTRY_KEY = Symbol.for("slim.opencode.plugin.registry");
+
+// Event types forwarded to `slim hook event`. Streaming events (message parts)
+// fire many times a second and carry nothing slim acts on.
+const FORWARDED_EVENTS = new Set(["session.deleted", "session.idle", "session.status"]);
+
+function registry() {
+  let r = globalThis[REGISTRY_KEY];
+  if (!(r instanceof Map)) {
+    r = new Map();
+    globalThis[REGISTRY_KEY] = r;
+  }
+  return r;
+}
+
+function makeLogger(client) {
+  const file = process.env.SLIM_PLUGIN_LOG;
+  return (level, message, extra) => {
+    const line = { time: new Date().toISOString(), level, message, ...(extra || {}) };
+    if (file) {
+      try {
+        appendFileSync(file, JSON.stringify(line) + "\n");
+      } catch {
+        // logging must never break a tool call
+      }
+    }
+    try {
+      const log = client && client.app && client.app.log;
+      if (typeof log === "function") {
+        const p = log.call(client.app, { body: { service: "slim", level, message, extra } });
+        if (p && typeof p.catch === "function") p.catch(() => {});
+      }
+    } catch {
+      // same
+    }
+  };
+}
+
+function isExecutable(file) {
+  try {
+    if (!statSync(file).isFile()) return false;
+    if (process.platform === "win32") return true;
+    accessSync(file, fsConstants.X_OK);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+// findSlim returns the slim binary to run: SLIM_BIN when set, else the first
+// `slim` on PATH (with PATHEXT on Windows), else "".
+function findSlim() {
+  const fromEnv = process.env.SLIM_BIN;
+  if (fromEnv) return isExecutable(fromEnv) ? fromEnv : "";
+  const dirs = (process.env.PATH || process.env.Path || "").split(path.delimiter).filter(Boolean);
+  const exts =
+    process.platform === "win32"
+      ? (process.env.PATHEXT || ".EXE;.CMD;.BAT;.COM").split(";").filter(Boolean).concat([""])
+      : [""];
+  for (const dir of dirs) {
+    for (const ext of exts) {
+      const candidate = path.join(dir, "slim" + ext);
+      if (isExecutable(candidate)) return candidate;
+    }
+  }
+  return "";
+}
+
+function timeoutMs() {
+  const n = Number.parseInt(process.env.SLIM_HOOK_TIMEOUT_MS || "", 10);
+  return Number.isFinite(n) && n > 0 ? n : DEFAULT_TIMEOUT_MS;
+}
+
+// run spawns bin with args, writes input (a string, may be empty) to its
+// stdin and resolves with {code, stdout, stderr, timedOut, error}. It never
+// rejects.
+function run(bin, args, input, limitMs) {
+  return new Promise((resolve) => {
+    let child;
+    try {
+      child = spawn(bin, args, {
+        cwd: process.cwd(),
+        shell: false,
+        windowsHide: true,
+        stdio: ["pipe", "pipe", "pipe"],
+      });
+    } catch (error) {
+      resolve({ code: null, stdout: "", stderr: "", timedOut: false, error });
+      return;
+    }
+    const out = [];
+    const err = [];
+    let outBytes = 0;
+    let errBytes = 0;
+    let timedOut = false;
+    let tooBig = false;
+    let settled = false;
+    const finish = (result) => {
+      if (settled) return;
+      settled = true;
+      clearTimeout(timer);
+      resolve(result);
+    };
+    const timer = setTimeout(() => {
+      timedOut = true;
+      try {
+        child.kill("SIGKILL");
+      } catch {
+        // already gone
+      }
+    }, limitMs);
+    child.stdout.on("data", (b) => {
+      outBytes += b.length;
+      if (outBytes > MAX_STDOUT_BYTES) {
+        tooBig = true;
+        try {
+          child.kill("SIGKILL");
+        } catch {
+          // already gone
+        }
+        return;
+      }
+      out.push(b);
+    });
+    child.stderr.on("data", (b) => {
+      if (errBytes < 64 << 10) err.push(b);
+      errBytes += b.length;
+    });
+    child.stdin.on("error", () => {
+      // slim exited before reading everything; the exit code tells the rest
+    });
+    child.on("error", (error) =>
+      finish({ code: null, stdout: "", stderr: "", timedOut, error }),
+    );
+    child.on("close", (code, signal) =>
+      finish({
+        code,
+        signal,
+        stdout: Buffer.concat(out).toString("utf8"),
+        stderr: Buffer.concat(err).toString("utf8"),
+        timedOut,
+        error: tooBig ? new Error("slim printed more than the output limit") : null,
+      }),
+    );
+    try {
+      child.stdin.end(input);
+    } catch {
+      // reported through the exit code
+    }
+  });
+}
+
+// parseAnswer returns the JSON object slim printed when it exited 0, or
+// explains in reason why the answer is ignored.
+function parseAnswer(result) {
+  if (result.error) return { reason: `slim could not run: ${result.error.message || result.error}` };
+  if (result.timedOut) return { reason: "slim timed out and was killed" };
+  if (result.code !== 0) {
+    return { reason: `slim exited with ${result.code === null ? "signal " + result.signal : result.code}`, stderr: result.stderr.slice(0, 2000) };
+  }
+  let answer;
+  try {
+    answer = JSON.parse(result.stdout);
+  } catch {
+    return { reason: "slim printed no valid JSON" };
+  }
+  if (answer === null || typeof answer !== "object" || Array.isArray(answer)) {
+    return { reason: "slim's answer is not a JSON object" };
+  }
+  return { answer };
+}
+
+function isPlainObject(v) {
+  return v !== null && typeof v === "object" && !Array.isArray(v);
+}
+
+// replaceInPlace makes target hold exactly the keys of source. The host runs
+// the tool with its own reference to the args object, so assigning a new
+// object to output.args would be ignored.
+function replaceInPlace(target, source) {
+  for (const key of Object.keys(target)) {
+    if (!Object.prototype.hasOwnProperty.call(source, key)) delete target[key];
+  }
+  Object.assign(target, source);
+}
+
+export const SlimPlugin = async (input) => {
+  const ctx = input || {};
+  const log = makeLogger(ctx.client);
+  const directory = typeof ctx.directory === "string" ? ctx.directory : "";
+  const reg = registry();
+  if (reg.has(directory)) {
+    log("info", "slim plugin already registered for this directory; this copy stays idle", { directory });
+    return {};
+  }
+
+  const bin = findSlim();
+  if (!bin) {
+    log("warn", "slim not found (set SLIM_BIN or put slim on PATH); the plugin is disabled", { directory });
+    return {};
+  }
+  const probe = parseAnswer(await run(bin, ["version", "--json"], "", timeoutMs()));
+  if (!probe.answer || probe.answer.protocol !== PROTOCOL) {
+    log("warn", "slim does not speak hook protocol 1; the plugin is disabled", {
+      bin,
+      reason: probe.reason || `protocol ${JSON.stringify(probe.answer && probe.answer.protocol)}`,
+    });
+    return {};
+  }
+
+  const owner = Symbol("slim plugin instance");
+  reg.set(directory, owner);
+
+  const host = () => ({
+    flavor: "v1",
+    platform: process.platform,
+    directory,
+    worktree: typeof ctx.worktree === "string" ? ctx.worktree : "",
+    cwd: process.cwd(),
+    serverUrl: ctx.serverUrl ? String(ctx.serverUrl) : "",
+  });
+
+  // ask runs one `slim hook <phase>` and returns slim's answer, or null when
+  // it must be ignored (logged).
+  const ask = async (phase, request) => {
+    let body;
+    try {
+      body = JSON.stringify(request);
+    } catch (e) {
+      log("warn", "request could not be encoded; passing", { phase, tool: request.tool, error: String(e) });
+      return null;
+    }
+    const result = await run(bin, ["hook", phase], body, timeoutMs());
+    const parsed = parseAnswer(result);
+    if (!parsed.answer) {
+      log("warn", `${parsed.reason}; passing`, { phase, tool: request.tool, callID: request.callID, stderr: parsed.stderr });
+      return null;
+    }
+    const answer = parsed.answer;
+    if (answer.v !== PROTOCOL) {
+      log("warn", "slim answered with another protocol version; passing", { phase, v: answer.v });
+      return null;
+    }
+    if (Array.isArray(answer.notes) && answer.notes.length > 0) {
+      log("info", "slim notes", { phase, tool: request.tool, notes: answer.notes });
+    }
+    return answer;
+  };
+
+  return {
+    "tool.execute.before": async (hookInput, output) => {
+      const tool = hookInput && hookInput.tool;
+      const answer = await ask("before", {
+        v: PROTOCOL,
+        phase: "before",
+        host: host(),
+        tool,
+        sessionID: hookInput && hookInput.sessionID,
+        callID: hookInput && hookInput.callID,
+        args: output ? output.args : undefined,
+      });
+      if (!answer) return;
+      switch (answer.action) {
+        case "pass":
+          return;
+        case "block":
+          if (typeof answer.message === "string" && answer.message !== "") {
+            throw new Error(answer.message);
+          }
+          log("warn", "block answer without a message; passing", { tool });
+          return;
+        case "mutate":
+          if (!output || !isPlainObject(output.args) || !isPlainObject(answer.args)) {
+            log("warn", "mutate answer cannot be applied in place; passing", { tool });
+            return;
+          }
+          replaceInPlace(output.args, answer.args);
+          return;
+        default:
+          log("warn", "unexpected answer in before; passing", { tool, action: answer.action });
+      }
+    },
+
+    "tool.execute.after": async (hookInput, output) => {
+      try {
+        const request = {
+          v: PROTOCOL,
+          phase: "after",
+          host: host(),
+          tool: hookInput && hookInput.tool,
+          sessionID: hookInput && hookInput.sessionID,
+          callID: hookInput && hookInput.callID,
+          args: hookInput ? hookInput.args : undefined,
+          output: output ? output.output : undefined,
+        };
+        if (output && output.status !== undefined) request.status = output.status;
+        else if (hookInput && hookInput.status !== undefined) request.status = hookInput.status;
+        const answer = await ask("after", request);
+        if (!answer || answer.action === "pass") return;
+        if (answer.action === "append" && typeof answer.append === "string") {
+          if (output && typeof output.output === "string") output.output += answer.append;
+          return;
+        }
+        log("warn", "unexpected answer in after; passing", { tool: request.tool, action: answer.action });
+      } catch (e) {
+        log("warn", "after hook failed; passing", { error: String(e) });
+      }
+    },
+
+    event: async ({ event } = {}) => {
+      try {
+        if (!event || !FORWARDED_EVENTS.has(event.type)) return;
+        const p = isPlainObject(event.properties) ? event.properties : {};
+        const info = isPlainObject(p.info) ? p.info : {};
+        const sessionID = p.sessionID || (event.type.startsWith("session.") ? info.id : info.sessionID) || "";
+        const forwarded = { type: event.type, sessionID };
+        if (p.messageID) forwarded.messageID = p.messageID;
+        await ask("event", { v: PROTOCOL, phase: "event", host: host(), sessionID, event: forwarded });
+      } catch (e) {
+        log("warn", "event forwarding failed", { error: String(e) });
+      }
+    },
+
+    "chat.message": async (hookInput) => {
+      try {
+        const sessionID = hookInput && typeof hookInput.sessionID === "string" ? hookInput.sessionID : "";
+        if (!sessionID) return;
+        const forwarded = { type: "chat.message", sessionID };
+        if (hookInput.messageID) forwarded.messageID = hookInput.messageID;
+        await ask("event", { v: PROTOCOL, phase: "event", host: host(), sessionID, event: forwarded });
+      } catch (e) {
+        log("warn", "chat.message forwarding failed", { error: String(e) });
+      }
+    },
+
+    dispose: async () => {
+      if (reg.get(directory) === owner) reg.delete(directory);
+    },
+  };
+};

@@ -1,0 +1,332 @@
+// Tests for the thin OpenCode plugin (node --test hooks/opencode/).
+//
+// The plugin runs against a fake host object (the same shapes OpenCode 1.18
+// passes) and the real slim binary, built here with `go build`. A few failure
+// modes that the real binary cannot produce on demand (hanging, a wrong
+// protocol, garbage output) use small shell scripts standing in for slim.
+
+import { test, before, after, beforeEach } from "node:test";
+import assert from "node:assert/strict";
+import { execFileSync } from "node:child_process";
+import { mkdtempSync, mkdirSync, writeFileSync, readFileSync, copyFileSync, existsSync, chmodSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import path from "node:path";
+import { fileURLToPath, pathToFileURL } from "node:url";
+
+const here = path.dirname(fileURLToPath(import.meta.url));
+const repoRoot = path.resolve(here, "..", "..");
+const REGISTRY_KEY = Symbol.for("slim.opencode.plugin.registry");
+
+let work;
+let realSlim;
+let pluginSeq = 0;
+
+// loadPlugin imports a fresh copy of slim.js (a new module instance, as a
+// project copy and a global copy would be) and returns its one export.
+async function loadPlugin() {
+  const dir = path.join(work, `copy-${++pluginSeq}`);
+  mkdirSync(dir, { recursive: true });
+  const file = path.join(dir, "slim.mjs");
+  copyFileSync(path.join(here, "slim.js"), file);
+  const mod = await import(pathToFileURL(file).href);
+  const exported = Object.values(mod);
+  assert.equal(exported.length, 1, "the plugin must export exactly one function");
+  assert.equal(typeof exported[0], "function");
+  return exported[0];
+}
+
+function fakeSlim(name, body) {
+  const file = path.join(work, `fake-${name}`);
+  writeFileSync(file, `#!/bin/sh\n${body}\n`);
+  chmodSync(file, 0o755);
+  return file;
+}
+
+// A fake slim that answers `version --json` correctly and then prints
+// $FAKE_ANSWER for every hook, recording each request in $FAKE_LOG.
+function scriptedSlim() {
+  return fakeSlim(
+    "scripted",
+    `if [ "$1" = version ]; then echo '{"version":"t","protocol":1}'; exit 0; fi
+cat >> "$FAKE_LOG"; echo >> "$FAKE_LOG"
+printf '%s' "$FAKE_ANSWER"
+exit \${FAKE_EXIT:-0}`,
+  );
+}
+
+function readRequests(file) {
+  if (!existsSync(file)) return [];
+  return readFileSync(file, "utf8").split("\n").filter(Boolean).map((l) => JSON.parse(l));
+}
+
+function hostInput(directory) {
+  return { directory, worktree: directory, serverUrl: new URL("http://127.0.0.1:4096"), project: {}, client: undefined };
+}
+
+const savedEnv = { ...process.env };
+
+before(() => {
+  work = mkdtempSync(path.join(tmpdir(), "slim-plugin-test-"));
+  const bin = path.join(work, "bin");
+  mkdirSync(bin);
+  realSlim = path.join(bin, "slim");
+  execFileSync("go", ["build", "-tags", "urfave_cli_no_docs", "-o", realSlim, "./cmd/slim"], {
+    cwd: repoRoot,
+    env: { ...process.env, CGO_ENABLED: "0" },
+    stdio: ["ignore", "inherit", "inherit"],
+  });
+});
+
+after(() => {
+  rmSync(work, { recursive: true, force: true });
+});
+
+beforeEach(() => {
+  for (const k of Object.keys(process.env)) if (!(k in savedEnv)) delete process.env[k];
+  Object.assign(process.env, savedEnv);
+  delete globalThis[REGISTRY_KEY];
+  process.env.SLIM_STATE_DIR = mkdtempSync(path.join(work, "state-"));
+  process.env.SLIM_PLUGIN_LOG = path.join(work, "plugin.log");
+  delete process.env.SLIM_HOOK_TIMEOUT_MS;
+  delete process.env.SLIM_OUTSIDE;
+});
+
+function project() {
+  const dir = mkdtempSync(path.join(work, "proj-"));
+  return dir;
+}
+
+test("real slim: a grep on a missing path is blocked with slim's message unchanged", async () => {
+  process.env.SLIM_BIN = realSlim;
+  const dir = project();
+  const hooks = await (await loadPlugin())(hostInput(dir));
+  assert.equal(typeof hooks["tool.execute.before"], "function");
+  const output = { args: { pattern: "x", path: "no-such-dir" } };
+  await assert.rejects(
+    hooks["tool.execute.before"]({ tool: "grep", sessionID: "ses_block", callID: "c1" }, output),
+    (err) => {
+      assert.ok(err.message.startsWith(`Search path does not exist: ${path.join(dir, "no-such-dir")} (from "no-such-dir").`), err.message);
+      return true;
+    },
+  );
+  assert.deepEqual(output.args, { pattern: "x", path: "no-such-dir" });
+});
+
+test("real slim: a stale absolute path is re-anchored by editing output.args in place", async () => {
+  process.env.SLIM_BIN = realSlim;
+  const base = project();
+  const dir = path.join(base, "w", "proj");
+  mkdirSync(path.join(dir, "src"), { recursive: true });
+  const hooks = await (await loadPlugin())(hostInput(dir));
+  const args = { pattern: "TODO", path: "/old/home/proj/src", include: "*.go" };
+  const output = { args };
+  await hooks["tool.execute.before"]({ tool: "grep", sessionID: "ses_mut", callID: "c1" }, output);
+  assert.equal(output.args, args, "the args object must be the same object");
+  assert.deepEqual(args, { pattern: "TODO", path: path.join(dir, "src"), include: "*.go" });
+});
+
+test("real slim: an existing path passes with args untouched", async () => {
+  process.env.SLIM_BIN = realSlim;
+  const dir = project();
+  mkdirSync(path.join(dir, "sub"));
+  const hooks = await (await loadPlugin())(hostInput(dir));
+  const args = { pattern: "*.js", path: "sub" };
+  await hooks["tool.execute.before"]({ tool: "glob", sessionID: "ses_pass", callID: "c1" }, { args });
+  assert.deepEqual(args, { pattern: "*.js", path: "sub" });
+});
+
+test("real slim: the loop notice is appended to a string output", async () => {
+  process.env.SLIM_BIN = realSlim;
+  const dir = project();
+  const hooks = await (await loadPlugin())(hostInput(dir));
+  const outputs = [];
+  for (let i = 1; i <= 3; i++) {
+    const args = { filePath: path.join(dir, "a.txt") };
+    const callID = `call_${i}`;
+    await hooks["tool.execute.before"]({ tool: "read", sessionID: "ses_loop", callID }, { args });
+    const output = { title: "a.txt", output: "same content\n", metadata: {} };
+    await hooks["tool.execute.after"]({ tool: "read", sessionID: "ses_loop", callID, args }, output);
+    outputs.push(output.output);
+  }
+  assert.equal(outputs[0], "same content\n");
+  assert.ok(outputs[2].startsWith("same content\n"), outputs[2]);
+  assert.ok(outputs[2].includes("[REPEATED TOOL CALLS - STOP]"), outputs[2]);
+});
+
+test("real slim: a non-string output is never touched", async () => {
+  process.env.SLIM_BIN = realSlim;
+  const dir = project();
+  const hooks = await (await loadPlugin())(hostInput(dir));
+  let last;
+  for (let i = 1; i <= 4; i++) {
+    const args = { q: "x" };
+    await hooks["tool.execute.before"]({ tool: "mcp_search", sessionID: "ses_mcp", callID: `m${i}` }, { args });
+    last = { output: { content: [{ type: "text", text: "r" }] } };
+    await hooks["tool.execute.after"]({ tool: "mcp_search", sessionID: "ses_mcp", callID: `m${i}`, args }, last);
+  }
+  assert.deepEqual(last.output, { content: [{ type: "text", text: "r" }] });
+});
+
+test("real slim: events are forwarded and answered without error", async () => {
+  process.env.SLIM_BIN = realSlim;
+  const dir = project();
+  const hooks = await (await loadPlugin())(hostInput(dir));
+  await hooks.event({ event: { type: "session.deleted", properties: { info: { id: "ses_x" } } } });
+  await hooks.event({ event: { type: "message.part.updated", properties: {} } });
+  const log = existsSync(process.env.SLIM_PLUGIN_LOG) ? readFileSync(process.env.SLIM_PLUGIN_LOG, "utf8") : "";
+  assert.ok(!log.includes('"phase":"event"'), `event forwarding logged a failure:\n${log}`);
+});
+
+test("slim found on PATH when SLIM_BIN is unset", async () => {
+  delete process.env.SLIM_BIN;
+  process.env.PATH = path.dirname(realSlim) + path.delimiter + (savedEnv.PATH || "");
+  const dir = project();
+  const hooks = await (await loadPlugin())(hostInput(dir));
+  assert.equal(typeof hooks["tool.execute.before"], "function");
+});
+
+test("slim missing: the plugin registers nothing and logs why", async () => {
+  process.env.SLIM_BIN = path.join(work, "does-not-exist");
+  const hooks = await (await loadPlugin())(hostInput(project()));
+  assert.deepEqual(hooks, {});
+  assert.match(readFileSync(process.env.SLIM_PLUGIN_LOG, "utf8"), /slim not found/);
+
+  delete process.env.SLIM_BIN;
+  process.env.PATH = path.join(work, "empty-path-dir");
+  assert.deepEqual(await (await loadPlugin())(hostInput(project())), {});
+});
+
+test("protocol mismatch: the plugin disables itself", async () => {
+  process.env.SLIM_BIN = fakeSlim("proto2", `echo '{"version":"9","protocol":2}'`);
+  const hooks = await (await loadPlugin())(hostInput(project()));
+  assert.deepEqual(hooks, {});
+  assert.match(readFileSync(process.env.SLIM_PLUGIN_LOG, "utf8"), /protocol 1; the plugin is disabled/);
+
+  process.env.SLIM_BIN = fakeSlim("noversion", `exit 2`);
+  assert.deepEqual(await (await loadPlugin())(hostInput(project())), {});
+});
+
+test("timeout: a hanging slim is killed and the call passes", async () => {
+  process.env.SLIM_BIN = fakeSlim(
+    "hang",
+    `if [ "$1" = version ]; then echo '{"protocol":1}'; exit 0; fi
+exec sleep 30`,
+  );
+  process.env.SLIM_HOOK_TIMEOUT_MS = "300";
+  const hooks = await (await loadPlugin())(hostInput(project()));
+  const args = { path: "x" };
+  const t0 = Date.now();
+  await hooks["tool.execute.before"]({ tool: "grep", sessionID: "s", callID: "c" }, { args });
+  const output = { output: "text" };
+  await hooks["tool.execute.after"]({ tool: "grep", sessionID: "s", callID: "c", args }, output);
+  assert.ok(Date.now() - t0 < 10000, "the hook waited for the hanging slim");
+  assert.deepEqual(args, { path: "x" });
+  assert.equal(output.output, "text");
+  assert.match(readFileSync(process.env.SLIM_PLUGIN_LOG, "utf8"), /timed out/);
+});
+
+test("fail open: non-zero exit, bad JSON, a wrong v and a message-less block all pass", async () => {
+  process.env.SLIM_BIN = scriptedSlim();
+  process.env.FAKE_LOG = path.join(work, "fail-open.log");
+  const hooks = await (await loadPlugin())(hostInput(project()));
+  const cases = [
+    { answer: '{"v":1,"action":"block","message":"no"}', exit: "1" },
+    { answer: '{"v":1,"action":"block","message":"no"}', exit: "5" },
+    { answer: "not json", exit: "0" },
+    { answer: '{"v":2,"action":"block","message":"no"}', exit: "0" },
+    { answer: '{"v":1,"action":"block"}', exit: "0" },
+    { answer: '{"v":1,"action":"mutate","args":"nope"}', exit: "0" },
+    { answer: '{"v":1,"action":"append","append":"x"}', exit: "0" },
+    { answer: "", exit: "0" },
+  ];
+  for (const c of cases) {
+    process.env.FAKE_ANSWER = c.answer;
+    process.env.FAKE_EXIT = c.exit;
+    const args = { path: "p" };
+    await hooks["tool.execute.before"]({ tool: "grep", sessionID: "s", callID: "c" }, { args });
+    assert.deepEqual(args, { path: "p" }, JSON.stringify(c));
+  }
+  process.env.FAKE_ANSWER = '{"v":1,"action":"block","message":"never in after"}';
+  process.env.FAKE_EXIT = "0";
+  const out = { output: "o" };
+  await hooks["tool.execute.after"]({ tool: "grep", sessionID: "s", callID: "c", args: {} }, out);
+  assert.equal(out.output, "o");
+});
+
+test("request shape: host, tool, ids, args, output and status are sent", async () => {
+  process.env.SLIM_BIN = scriptedSlim();
+  process.env.FAKE_LOG = path.join(work, "shape.log");
+  process.env.FAKE_ANSWER = '{"v":1,"action":"pass"}';
+  const dir = project();
+  const hooks = await (await loadPlugin())({ ...hostInput(dir), worktree: "/" });
+  await hooks["tool.execute.before"]({ tool: "bash", sessionID: "ses_1", callID: "call_1" }, { args: { command: "ls" } });
+  await hooks["tool.execute.after"](
+    { tool: "bash", sessionID: "ses_1", callID: "call_1", args: { command: "ls" } },
+    { title: "ls", output: "a\n", metadata: { exit: 0 }, status: "completed" },
+  );
+  const [b, a] = readRequests(process.env.FAKE_LOG);
+  assert.deepEqual(b, {
+    v: 1,
+    phase: "before",
+    host: { flavor: "v1", platform: process.platform, directory: dir, worktree: "/", cwd: process.cwd(), serverUrl: "http://127.0.0.1:4096/" },
+    tool: "bash",
+    sessionID: "ses_1",
+    callID: "call_1",
+    args: { command: "ls" },
+  });
+  assert.equal(a.phase, "after");
+  assert.equal(a.output, "a\n");
+  assert.equal(a.status, "completed");
+  assert.deepEqual(a.args, { command: "ls" });
+  assert.ok(!("title" in a) && !("metadata" in a));
+});
+
+test("mutate deletes removed keys and keeps the same object", async () => {
+  process.env.SLIM_BIN = scriptedSlim();
+  process.env.FAKE_LOG = path.join(work, "mutate.log");
+  process.env.FAKE_ANSWER = '{"v":1,"action":"mutate","args":{"patchText":"new","extra":1}}';
+  const hooks = await (await loadPlugin())(hostInput(project()));
+  const args = { patchText: "old", stale: true };
+  const output = { args };
+  await hooks["tool.execute.before"]({ tool: "apply_patch", sessionID: "s", callID: "c" }, output);
+  assert.equal(output.args, args);
+  assert.deepEqual(args, { patchText: "new", extra: 1 });
+});
+
+test("append is skipped when the output is no longer a string", async () => {
+  process.env.SLIM_BIN = scriptedSlim();
+  process.env.FAKE_LOG = path.join(work, "append.log");
+  process.env.FAKE_ANSWER = '{"v":1,"action":"append","append":"\\nnote"}';
+  const hooks = await (await loadPlugin())(hostInput(project()));
+  const s = { output: "text" };
+  await hooks["tool.execute.after"]({ tool: "read", sessionID: "s", callID: "c", args: {} }, s);
+  assert.equal(s.output, "text\nnote");
+  const o = { output: { parts: [] } };
+  await hooks["tool.execute.after"]({ tool: "read", sessionID: "s", callID: "c", args: {} }, o);
+  assert.deepEqual(o.output, { parts: [] });
+});
+
+test("one registration per directory across a project and a global copy", async () => {
+  process.env.SLIM_BIN = scriptedSlim();
+  process.env.FAKE_LOG = path.join(work, "twice.log");
+  process.env.FAKE_ANSWER = '{"v":1,"action":"pass"}';
+  const dir = project();
+  const projectCopy = await (await loadPlugin())(hostInput(dir));
+  const globalCopy = await (await loadPlugin())(hostInput(dir));
+  assert.equal(typeof projectCopy["tool.execute.before"], "function");
+  assert.deepEqual(globalCopy, {});
+  const other = await (await loadPlugin())(hostInput(project()));
+  assert.equal(typeof other["tool.execute.before"], "function", "another directory registers its own hooks");
+  await projectCopy.dispose();
+  const again = await (await loadPlugin())(hostInput(dir));
+  assert.equal(typeof again["tool.execute.before"], "function", "after dispose the directory can register again");
+});
+
+test("the plugin imports only Node built-ins", () => {
+  const src = readFileSync(path.join(here, "slim.js"), "utf8");
+  const specs = [...src.matchAll(/^\s*import\s[^"']*["']([^"']+)["']/gm)].map((m) => m[1]);
+  assert.ok(specs.length > 0);
+  for (const s of specs) assert.ok(s.startsWith("node:"), `non built-in import ${s}`);
+  assert.ok(!/require\(/.test(src), "no require()");
+  assert.match(src.split("\n")[0], /^\/\/ slim-managed: /);
+});
