@@ -1,0 +1,399 @@
+package protocol
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"sort"
+	"strings"
+)
+
+// Phase is the hook point a request comes from.
+type Phase string
+
+// The three phases: before a tool runs, after it ran, and host events.
+const (
+	Before Phase = "before"
+	After  Phase = "after"
+	Event  Phase = "event"
+)
+
+// Valid reports whether p is one of the three phases.
+func (p Phase) Valid() bool { return p == Before || p == After || p == Event }
+
+// Host describes the host process that sent a request.
+type Host struct {
+	// Flavor is the host generation, "v1" or "v2"; it picks join or resolve
+	// in the search path pre-check. Empty means v1.
+	Flavor string `json:"flavor,omitempty"`
+	// Platform is Node's process.platform; "win32" selects Windows path
+	// rules, anything else posix.
+	Platform  string `json:"platform,omitempty"`
+	Directory string `json:"directory,omitempty"`
+	Worktree  string `json:"worktree,omitempty"`
+	Cwd       string `json:"cwd,omitempty"`
+	ServerURL string `json:"serverUrl,omitempty"`
+}
+
+// EventInfo is the host event of an event request.
+type EventInfo struct {
+	Type      string `json:"type"`
+	SessionID string `json:"sessionID,omitempty"`
+	MessageID string `json:"messageID,omitempty"`
+}
+
+// Request is one hook request. Args and Output hold JSON values decoded with
+// json.Number for numbers, so re-encoding keeps every number as written.
+type Request struct {
+	V         int    `json:"v"`
+	Phase     Phase  `json:"phase,omitempty"`
+	Host      Host   `json:"host"`
+	Tool      string `json:"tool,omitempty"`
+	SessionID string `json:"sessionID,omitempty"`
+	CallID    string `json:"callID,omitempty"`
+	// Args is the tool's argument object (any JSON value is accepted; guards
+	// act only on objects).
+	Args any `json:"args,omitempty"`
+	// Output is output.output of an after request exactly as the host gave
+	// it: a string for built-in tools, any JSON value for MCP tools.
+	Output any    `json:"output,omitempty"`
+	Status string `json:"status,omitempty"`
+	// Event is set for the event phase.
+	Event *EventInfo `json:"event,omitempty"`
+}
+
+// ArgsObject returns Args as an object, or nil when it is not one.
+func (r *Request) ArgsObject() map[string]any {
+	m, _ := r.Args.(map[string]any)
+	return m
+}
+
+// Action is what the plugin does with a response.
+type Action string
+
+// The four actions.
+const (
+	Pass   Action = "pass"   // let the call run unchanged
+	Mutate Action = "mutate" // replace the args, in place, with Args
+	Block  Action = "block"  // throw with Message
+	Append Action = "append" // append Append to a string output
+)
+
+// Response is one hook response.
+type Response struct {
+	V      int    `json:"v"`
+	Action Action `json:"action"`
+	// Args is the full replacement argument object for mutate: the original
+	// keys are kept, changed values replaced.
+	Args    map[string]any `json:"args,omitempty"`
+	Append  string         `json:"append,omitempty"`
+	Message string         `json:"message,omitempty"`
+	// Notes say what slim did, for the plugin's log only.
+	Notes []string `json:"notes,omitempty"`
+}
+
+// MaxRequestBytes bounds one request; larger input is refused rather than
+// read into memory without limit.
+const MaxRequestBytes = 64 << 20
+
+// RequestError is a request slim cannot act on: bad JSON, a field that is
+// not part of the protocol, a wrong type, a version slim does not speak.
+type RequestError struct{ Msg string }
+
+func (e *RequestError) Error() string { return "hook request: " + e.Msg }
+
+func reqErr(format string, args ...any) error {
+	return &RequestError{Msg: fmt.Sprintf(format, args...)}
+}
+
+// ReadRequest reads all of r (at most MaxRequestBytes) and decodes it.
+func ReadRequest(r io.Reader) (*Request, error) {
+	data, err := io.ReadAll(io.LimitReader(r, MaxRequestBytes+1))
+	if err != nil {
+		return nil, fmt.Errorf("read hook request: %w", err)
+	}
+	if len(data) > MaxRequestBytes {
+		return nil, reqErr("larger than %d bytes", MaxRequestBytes)
+	}
+	return Decode(data)
+}
+
+// Decode parses one request strictly: exactly one JSON object, field names
+// matched exactly (case included), no unknown fields, every field of the
+// right type, and v equal to Version. Missing optional strings and null
+// values count as absent. Phase may be absent (the command line fills it
+// in); Validate checks what each phase needs.
+func Decode(data []byte) (*Request, error) {
+	fields, err := object(data, "request")
+	if err != nil {
+		return nil, err
+	}
+	req := &Request{}
+	seenV := false
+	for _, k := range sortedKeys(fields) {
+		raw := fields[k]
+		switch k {
+		case "v":
+			if isNull(raw) {
+				continue
+			}
+			n, err := intField(raw, "v")
+			if err != nil {
+				return nil, err
+			}
+			req.V, seenV = n, true
+		case "phase":
+			s, err := stringField(raw, "phase")
+			if err != nil {
+				return nil, err
+			}
+			req.Phase = Phase(s)
+		case "host":
+			if err := decodeHost(raw, &req.Host); err != nil {
+				return nil, err
+			}
+		case "tool":
+			req.Tool, err = stringField(raw, "tool")
+		case "sessionID":
+			req.SessionID, err = stringField(raw, "sessionID")
+		case "callID":
+			req.CallID, err = stringField(raw, "callID")
+		case "status":
+			req.Status, err = stringField(raw, "status")
+		case "args":
+			req.Args, err = value(raw, "args")
+		case "output":
+			req.Output, err = value(raw, "output")
+		case "event":
+			if isNull(raw) {
+				continue
+			}
+			req.Event = &EventInfo{}
+			err = decodeEvent(raw, req.Event)
+		default:
+			return nil, unknownField("request", k, "v, phase, host, tool, sessionID, callID, args, output, status, event")
+		}
+		if err != nil {
+			return nil, err
+		}
+	}
+	if !seenV {
+		return nil, reqErr("field \"v\" is missing; this slim speaks protocol v%d", Version)
+	}
+	if req.V != Version {
+		return nil, reqErr("protocol v%d is not supported; this slim speaks v%d", req.V, Version)
+	}
+	if req.Phase != "" && !req.Phase.Valid() {
+		return nil, reqErr("phase %q is not one of before, after, event", req.Phase)
+	}
+	if f := req.Host.Flavor; f != "" && f != "v1" && f != "v2" {
+		return nil, reqErr("host.flavor %q is not one of v1, v2", f)
+	}
+	return req, nil
+}
+
+// Validate completes a decoded request with the phase named on the command
+// line and checks what that phase needs: a tool for before and after, an
+// event type for event. argvPhase may be empty when the request names its
+// own phase.
+func (r *Request) Validate(argvPhase Phase) error {
+	if argvPhase != "" {
+		if !argvPhase.Valid() {
+			return reqErr("phase %q is not one of before, after, event", argvPhase)
+		}
+		if r.Phase == "" {
+			r.Phase = argvPhase
+		} else if r.Phase != argvPhase {
+			return reqErr("phase %q in the request does not match %q on the command line", r.Phase, argvPhase)
+		}
+	}
+	switch r.Phase {
+	case "":
+		return reqErr("field \"phase\" is missing")
+	case Before, After:
+		if r.Tool == "" {
+			return reqErr("field \"tool\" is missing (required for phase %s)", r.Phase)
+		}
+	case Event:
+		if r.Event == nil || r.Event.Type == "" {
+			return reqErr("field \"event.type\" is missing (required for phase event)")
+		}
+	}
+	return nil
+}
+
+func decodeHost(raw json.RawMessage, h *Host) error {
+	if isNull(raw) {
+		return nil
+	}
+	fields, err := object(raw, "host")
+	if err != nil {
+		return err
+	}
+	for _, k := range sortedKeys(fields) {
+		var dst *string
+		switch k {
+		case "flavor":
+			dst = &h.Flavor
+		case "platform":
+			dst = &h.Platform
+		case "directory":
+			dst = &h.Directory
+		case "worktree":
+			dst = &h.Worktree
+		case "cwd":
+			dst = &h.Cwd
+		case "serverUrl":
+			dst = &h.ServerURL
+		default:
+			return unknownField("host", k, "flavor, platform, directory, worktree, cwd, serverUrl")
+		}
+		if *dst, err = stringField(fields[k], "host."+k); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func decodeEvent(raw json.RawMessage, ev *EventInfo) error {
+	fields, err := object(raw, "event")
+	if err != nil {
+		return err
+	}
+	for _, k := range sortedKeys(fields) {
+		var dst *string
+		switch k {
+		case "type":
+			dst = &ev.Type
+		case "sessionID":
+			dst = &ev.SessionID
+		case "messageID":
+			dst = &ev.MessageID
+		default:
+			return unknownField("event", k, "type, sessionID, messageID")
+		}
+		if *dst, err = stringField(fields[k], "event."+k); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// object decodes exactly one JSON object into its raw fields.
+func object(data []byte, what string) (map[string]json.RawMessage, error) {
+	dec := json.NewDecoder(bytes.NewReader(data))
+	var fields map[string]json.RawMessage
+	if err := dec.Decode(&fields); err != nil {
+		if errors.Is(err, io.EOF) {
+			return nil, reqErr("%s is empty; want one JSON object", what)
+		}
+		var te *json.UnmarshalTypeError
+		if errors.As(err, &te) {
+			return nil, reqErr("%s must be a JSON object, not %s", what, te.Value)
+		}
+		return nil, reqErr("%s is not valid JSON: %v", what, err)
+	}
+	if fields == nil {
+		return nil, reqErr("%s must be a JSON object, not null", what)
+	}
+	if _, err := dec.Token(); !errors.Is(err, io.EOF) {
+		return nil, reqErr("%s has data after the JSON object", what)
+	}
+	return fields, nil
+}
+
+func value(raw json.RawMessage, name string) (any, error) {
+	dec := json.NewDecoder(bytes.NewReader(raw))
+	dec.UseNumber()
+	var v any
+	if err := dec.Decode(&v); err != nil {
+		return nil, reqErr("field %q: %v", name, err)
+	}
+	return v, nil
+}
+
+func stringField(raw json.RawMessage, name string) (string, error) {
+	if isNull(raw) {
+		return "", nil
+	}
+	var s string
+	if err := json.Unmarshal(raw, &s); err != nil {
+		return "", reqErr("field %q must be a string, not %s", name, kindOf(raw))
+	}
+	return s, nil
+}
+
+func intField(raw json.RawMessage, name string) (int, error) {
+	var n int
+	if err := json.Unmarshal(raw, &n); err != nil {
+		return 0, reqErr("field %q must be an integer, not %s", name, strings.TrimSpace(string(raw)))
+	}
+	return n, nil
+}
+
+func isNull(raw json.RawMessage) bool { return string(bytes.TrimSpace(raw)) == "null" }
+
+func kindOf(raw json.RawMessage) string {
+	b := bytes.TrimSpace(raw)
+	if len(b) == 0 {
+		return "nothing"
+	}
+	switch b[0] {
+	case '{':
+		return "an object"
+	case '[':
+		return "an array"
+	case '"':
+		return "a string"
+	case 't', 'f':
+		return "a boolean"
+	default:
+		return "a number"
+	}
+}
+
+func unknownField(where, k, known string) error {
+	return reqErr("%s field %q is not part of protocol v%d (known: %s)", where, k, Version, known)
+}
+
+func sortedKeys(m map[string]json.RawMessage) []string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	return keys
+}
+
+// Encode writes v (a Request or Response) as one line of JSON, numbers as
+// written and without HTML escaping.
+func Encode(w io.Writer, v any) error {
+	enc := json.NewEncoder(w)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(v); err != nil {
+		return fmt.Errorf("encode hook message: %w", err)
+	}
+	return nil
+}
+
+// DecodeResponse parses a response (for the plugin's side and for tests).
+func DecodeResponse(data []byte) (*Response, error) {
+	dec := json.NewDecoder(bytes.NewReader(data))
+	dec.UseNumber()
+	dec.DisallowUnknownFields()
+	var r Response
+	if err := dec.Decode(&r); err != nil {
+		return nil, fmt.Errorf("hook response: %w", err)
+	}
+	if r.V != Version {
+		return nil, fmt.Errorf("hook response: v%d, want v%d", r.V, Version)
+	}
+	switch r.Action {
+	case Pass, Mutate, Block, Append:
+	default:
+		return nil, fmt.Errorf("hook response: unknown action %q", r.Action)
+	}
+	return &r, nil
+}
