@@ -1,0 +1,795 @@
+package rescue
+
+import (
+	"fmt"
+	"strconv"
+	"strings"
+
+	"github.com/slimgate/slim/internal/slimerr"
+)
+
+// This file places one chunk in a file: the step ladder of ERRATA 13
+// (seek over all rungs, trailing-empty retry, prefix/suffix, LCS), the
+// search window of ERRATA 14 (cursor, @@ contexts, end-of-file pin, refusal
+// of ambiguity), pure insertions, and the failure messages of ERRATA 18.
+
+// Repair kinds reported by the matcher.
+const (
+	RepairContextNotFound   = "context_not_found"
+	RepairUnifiedDiffHeader = "unified_diff_header"
+)
+
+// Match phases, carried by MatchError.
+const (
+	PhaseSeek         = "seek"
+	PhasePrefixSuffix = "prefix-suffix"
+	PhaseLCS          = "lcs"
+	PhaseAnchor       = "anchor"
+	PhaseNotFound     = "not-found"
+)
+
+// maxListedCandidates bounds the candidates collected for one refusal.
+const maxListedCandidates = 1000
+
+// maxPairs bounds the prefix/suffix (left, right) pairs evaluated per chunk.
+const maxPairs = 4096
+
+// MatchError is the cause carried by the *slimerr.Error that Place returns,
+// for callers that report details in JSON.
+type MatchError struct {
+	Phase string
+	// Candidates are the 1-based start lines of every accepted candidate of
+	// an ambiguity refusal (at most maxListedCandidates).
+	Candidates []int
+}
+
+func (e *MatchError) Error() string {
+	return fmt.Sprintf("%s: %d candidates", e.Phase, len(e.Candidates))
+}
+
+const verificationPrefix = "apply_patch verification failed: "
+
+func verificationError(cause *MatchError, msg string) error {
+	return &slimerr.Error{
+		Kind:    slimerr.Verification,
+		Code:    slimerr.CodeVerificationFailed,
+		Message: verificationPrefix + msg,
+		Err:     cause,
+	}
+}
+
+// candidatesTail is the hint that ends every ambiguity message.
+func candidatesTail(cands []int) string {
+	var b strings.Builder
+	b.WriteString("\nCandidates at lines ")
+	shown := cands
+	if len(shown) > 10 {
+		shown = shown[:10]
+	}
+	for i, c := range shown {
+		if i > 0 {
+			b.WriteString(", ")
+		}
+		b.WriteString(strconv.Itoa(c))
+	}
+	if len(cands) > len(shown) {
+		fmt.Fprintf(&b, " (and %d more)", len(cands)-len(shown))
+	}
+	b.WriteString(". Add unchanged context lines around the change, or an @@ line naming the enclosing function or section, so that only one place matches.")
+	return b.String()
+}
+
+func ambiguityError(phase, what, abs, body string, cands []int) error {
+	return verificationError(&MatchError{Phase: phase, Candidates: cands},
+		what+" in "+abs+":\n"+body+candidatesTail(cands))
+}
+
+// oneBased returns the 1-based line numbers of 0-based positions.
+func oneBased(ps []int) []int {
+	out := make([]int, len(ps))
+	for i, p := range ps {
+		out[i] = p + 1
+	}
+	return out
+}
+
+// Place finds where chunk ch lands in the file, searching from cursor (a
+// 0-based file line). abs is the file's absolute path, used in messages.
+// Errors are *slimerr.Error of kind verification whose cause is a
+// *MatchError.
+func (v *FileView) Place(ch *Chunk, cursor int, abs string) (*Placement, error) {
+	n := len(v.lines)
+	if cursor < 0 {
+		cursor = 0
+	}
+	if cursor > n {
+		cursor = n
+	}
+	pl := &Placement{Contexts: make([]int, len(ch.Contexts))}
+	if !hasOld(ch.Lines) {
+		return v.placeInsertion(ch, cursor, abs, pl)
+	}
+
+	// Narrow the window with the @@ contexts; a context that is not found
+	// is dropped (ERRATA 14).
+	lo := cursor
+	for i, c := range ch.Contexts {
+		p := v.firstAtOrAfter(v.idOf(c.Text), lo)
+		if p < 0 {
+			pl.Contexts[i] = -1
+			kind := RepairContextNotFound
+			if isUnifiedDiffHeader(c.Text) {
+				kind = RepairUnifiedDiffHeader
+			}
+			pl.Repairs = append(pl.Repairs, Repair{Kind: kind, Line: c.Line})
+			continue
+		}
+		pl.Contexts[i] = p
+		lo = p + 1
+	}
+
+	old := ch.OldLines()
+	body := strings.Join(old, "\n")
+
+	// Step 1: seek over all rungs.
+	if cands, pinned := v.seek(ch.Lines, lo, ch.EOF); len(cands) == 1 {
+		v.finishSeek(pl, ch.Lines, cands[0], "", ch.EOF)
+		_ = pinned
+		return pl, nil
+	} else if len(cands) > 1 {
+		return nil, ambiguityError(PhaseSeek, "Expected lines match more than one place", abs, body, oneBased(cands))
+	}
+	if v.exactOnly {
+		return nil, v.notFound(abs, old, lo)
+	}
+
+	// Step 2: the same seek without a trailing empty old line.
+	if old[len(old)-1] == "" {
+		reduced := dropTrailingEmpty(ch.Lines)
+		if !hasOld(reduced) {
+			if n == 0 {
+				pl.Start, pl.End, pl.Cursor = 0, 0, 0
+				pl.Lines = addLines(reduced)
+				pl.Strategy = StrategyTrailingEmpty
+				pl.EOFKept = ch.EOF
+				pl.Candidates = []int{1}
+				return pl, nil
+			}
+		} else if cands, _ := v.seek(reduced, lo, ch.EOF); len(cands) == 1 {
+			v.finishSeek(pl, reduced, cands[0], StrategyTrailingEmpty, ch.EOF)
+			return pl, nil
+		} else if len(cands) > 1 {
+			return nil, ambiguityError(PhaseSeek, "Expected lines match more than one place", abs, body, oneBased(cands))
+		}
+	}
+
+	// Step 3: prefix/suffix.
+	if cands := v.prefixSuffix(ch.Lines, lo); len(cands) == 1 {
+		c := cands[0]
+		c.fill(v, pl, ch.Lines)
+		pl.EOFKept = ch.EOF && pl.End == n
+		return pl, nil
+	} else if len(cands) > 1 {
+		starts := make([]int, len(cands))
+		for i, c := range cands {
+			starts[i] = c.start + 1
+		}
+		return nil, ambiguityError(PhasePrefixSuffix, "Prefix/suffix rescue was ambiguous", abs, body, starts)
+	}
+
+	// Step 4: bounded LCS.
+	if cands := v.lcsWindows(ch.Lines, lo); len(cands) == 1 {
+		c := cands[0]
+		v.fillLCS(pl, ch.Lines, c)
+		pl.EOFKept = ch.EOF && pl.End == n
+		return pl, nil
+	} else if len(cands) > 1 {
+		starts := make([]int, len(cands))
+		for i, c := range cands {
+			starts[i] = c.start + 1
+		}
+		return nil, ambiguityError(PhaseLCS, "LCS rescue was ambiguous", abs, body, starts)
+	}
+	return nil, v.notFound(abs, old, lo)
+}
+
+func hasOld(lines []ChunkLine) bool {
+	for _, l := range lines {
+		if l.Op != OpAdd {
+			return true
+		}
+	}
+	return false
+}
+
+func oldTexts(lines []ChunkLine) []string {
+	var out []string
+	for _, l := range lines {
+		if l.Op != OpAdd {
+			out = append(out, l.Text)
+		}
+	}
+	return out
+}
+
+func addLines(lines []ChunkLine) []PlacedLine {
+	var out []PlacedLine
+	for _, l := range lines {
+		if l.Op == OpAdd {
+			out = append(out, PlacedLine{Op: OpAdd, FileLine: -1, Text: l.Text})
+		}
+	}
+	return out
+}
+
+// isUnifiedDiffHeader reports whether an @@ context is a unified-diff range
+// header such as "-1,3 +1,3 @@".
+func isUnifiedDiffHeader(s string) bool {
+	s = strings.TrimSpace(strings.TrimPrefix(strings.TrimSpace(s), "@@"))
+	rng := func(sign byte) bool {
+		if len(s) == 0 || s[0] != sign {
+			return false
+		}
+		s = s[1:]
+		digits := func() bool {
+			i := 0
+			for i < len(s) && s[i] >= '0' && s[i] <= '9' {
+				i++
+			}
+			s = s[i:]
+			return i > 0
+		}
+		if !digits() {
+			return false
+		}
+		if len(s) > 0 && s[0] == ',' {
+			s = s[1:]
+			return digits()
+		}
+		return true
+	}
+	if !rng('-') || len(s) == 0 || s[0] != ' ' {
+		return false
+	}
+	s = strings.TrimLeft(s, " ")
+	if !rng('+') {
+		return false
+	}
+	s = strings.TrimLeft(s, " ")
+	return s == "" || strings.HasPrefix(s, "@@")
+}
+
+// seek returns every place in [lo, N) where the old lines of lines match on
+// some rung. With eof, position N-m is tried first and a match there is the
+// only answer (pinned).
+func (v *FileView) seek(lines []ChunkLine, lo int, eof bool) (cands []int, pinned bool) {
+	old := oldTexts(lines)
+	ids, ok := v.idsOf(old)
+	if !ok {
+		return nil, false
+	}
+	n, m := len(v.lines), len(old)
+	if eof && n-m >= lo && v.blockAt(ids, n-m) {
+		return []int{n - m}, true
+	}
+	return v.blockHits(ids, lo, n, maxListedCandidates), false
+}
+
+// strictestRung returns the strictest rung on which old matches the file at p.
+func (v *FileView) strictestRung(old []string, p int) string {
+	if v.exactOnly {
+		return StrategyExact
+	}
+	for r := rungExact; r < numRungs; r++ {
+		all := true
+		for k, o := range old {
+			if rungKey(r, v.lines[p+k]) != rungKey(r, o) {
+				all = false
+				break
+			}
+		}
+		if all {
+			return rungNames[r]
+		}
+	}
+	return StrategyNFC
+}
+
+// finishSeek fills pl for a seek match of lines at p, in the author's order.
+// strategy overrides the rung name when set.
+func (v *FileView) finishSeek(pl *Placement, lines []ChunkLine, p int, strategy string, eof bool) {
+	old := oldTexts(lines)
+	if strategy == "" {
+		strategy = v.strictestRung(old, p)
+	}
+	k := p
+	out := make([]PlacedLine, 0, len(lines))
+	for _, l := range lines {
+		if l.Op == OpAdd {
+			out = append(out, PlacedLine{Op: OpAdd, FileLine: -1, Text: l.Text})
+			continue
+		}
+		out = append(out, PlacedLine{Op: l.Op, FileLine: k, Text: v.lines[k]})
+		k++
+	}
+	pl.Start, pl.End = p, p+len(old)
+	pl.Lines = out
+	pl.Strategy = strategy
+	pl.Candidates = []int{p + 1}
+	pl.EOFKept = eof && pl.End == len(v.lines)
+	pl.Cursor = pl.End
+}
+
+// dropTrailingEmpty returns lines without the last old line (which is
+// empty) and without a trailing empty new line, the way Codex and OpenCode
+// retry: a trailing empty context line leaves the new lines as an added
+// empty line unless that line is then the trailing one.
+func dropTrailingEmpty(lines []ChunkLine) []ChunkLine {
+	out := append([]ChunkLine(nil), lines...)
+	for i := len(out) - 1; i >= 0; i-- {
+		if out[i].Op == OpAdd {
+			continue
+		}
+		if out[i].Op == OpDelete {
+			out = append(out[:i], out[i+1:]...)
+		} else {
+			out[i].Op = OpAdd
+		}
+		break
+	}
+	for i := len(out) - 1; i >= 0; i-- {
+		if out[i].Op == OpDelete {
+			continue
+		}
+		if out[i].Text == "" {
+			out = append(out[:i], out[i+1:]...)
+		}
+		break
+	}
+	return out
+}
+
+// placeInsertion places a chunk without old lines (ERRATA 14, 18, 20;
+// DECISIONS rescue 5).
+func (v *FileView) placeInsertion(ch *Chunk, cursor int, abs string, pl *Placement) (*Placement, error) {
+	n := len(v.lines)
+	pl.Lines = addLines(ch.Lines)
+	if ch.EOF {
+		// The end marker decides the place; contexts only get reported.
+		lo := cursor
+		for i, c := range ch.Contexts {
+			p := v.firstAtOrAfter(v.idOf(c.Text), lo)
+			pl.Contexts[i] = p
+			if p < 0 {
+				pl.Repairs = append(pl.Repairs, Repair{Kind: RepairContextNotFound, Line: c.Line})
+				continue
+			}
+			lo = p + 1
+		}
+		pl.Start, pl.End, pl.Cursor = n, n, n
+		pl.Strategy = StrategyEOFInsert
+		pl.EOFKept = true
+		pl.Candidates = []int{n + 1}
+		return pl, nil
+	}
+	if len(ch.Contexts) == 0 {
+		if n == 0 {
+			pl.Start, pl.End, pl.Cursor = 0, 0, 0
+			pl.Strategy = StrategyEOFInsert
+			pl.Candidates = []int{1}
+			return pl, nil
+		}
+		return nil, verificationError(&MatchError{Phase: PhaseAnchor},
+			"Missing insertion anchor in "+abs+`: add "*** End of File" after the added lines to append them, or begin the chunk with "@@ <an existing line>" to insert after that line`)
+	}
+	lo := cursor
+	last := len(ch.Contexts) - 1
+	for i, c := range ch.Contexts[:last] {
+		p := v.firstAtOrAfter(v.idOf(c.Text), lo)
+		if p < 0 {
+			return nil, verificationError(&MatchError{Phase: PhaseAnchor},
+				"Failed to find insertion anchor in "+abs+":\n"+c.Text)
+		}
+		pl.Contexts[i] = p
+		lo = p + 1
+	}
+	anchor := ch.Contexts[last]
+	id := v.idOf(anchor.Text)
+	var hits []int
+	if p := v.firstAtOrAfter(id, lo); p >= 0 {
+		for _, q := range v.postings(id) {
+			if int(q) >= lo {
+				hits = append(hits, int(q))
+				if len(hits) >= maxListedCandidates {
+					break
+				}
+			}
+		}
+	}
+	switch len(hits) {
+	case 0:
+		return nil, verificationError(&MatchError{Phase: PhaseAnchor},
+			"Failed to find insertion anchor in "+abs+":\n"+anchor.Text)
+	case 1:
+	default:
+		return nil, ambiguityError(PhaseAnchor, "Insertion anchor was ambiguous", abs, anchor.Text, oneBased(hits))
+	}
+	a := hits[0]
+	pl.Contexts[last] = a
+	pl.Start, pl.End, pl.Cursor = a+1, a+1, a+1
+	pl.Strategy = StrategyAnchor
+	pl.Candidates = []int{a + 1}
+	return pl, nil
+}
+
+// psCandidate is one accepted prefix/suffix region: prefix at start, suffix
+// at end (file lines [start+P, end) between them).
+type psCandidate struct {
+	start, end  int // prefix start; suffix start
+	p, s        int // prefix and suffix lengths
+	match       []int
+	matched     int
+	needed      int
+	interiorIdx []int // index in lines of each interior old line
+}
+
+// prefixSuffix returns every region the bounded prefix/suffix rescue
+// accepts (ERRATA 15, 16): P and S are the leading and trailing runs of
+// context lines; the region between the matched prefix and suffix must stay
+// within the size bound, must remove nothing when the chunk removes
+// nothing, must resemble the removed lines by key, and must contain every
+// interior context line.
+func (v *FileView) prefixSuffix(lines []ChunkLine, lo int) []psCandidate {
+	n := len(v.lines)
+	P := 0
+	for P < len(lines) && lines[P].Op == OpContext {
+		P++
+	}
+	S := 0
+	for S < len(lines)-P && lines[len(lines)-1-S].Op == OpContext {
+		S++
+	}
+	if P == 0 || S == 0 {
+		return nil
+	}
+	left := oldTexts(lines[:P])
+	right := oldTexts(lines[len(lines)-S:])
+	interior := lines[P : len(lines)-S]
+	var keys []string
+	var ctx []bool
+	var idx []int
+	hasDel := false
+	nctx := 0
+	for i, l := range interior {
+		if l.Op == OpAdd {
+			continue
+		}
+		keys = append(keys, lineKey(l.Text))
+		ctx = append(ctx, l.Op == OpContext)
+		idx = append(idx, P+i)
+		if l.Op == OpDelete {
+			hasDel = true
+		} else {
+			nctx++
+		}
+	}
+	D := len(keys)
+	maxR := D + max(2, (D+1)/2)
+	leftIDs, ok1 := v.idsOf(left)
+	rightIDs, ok2 := v.idsOf(right)
+	if !ok1 || !ok2 {
+		return nil
+	}
+	lefts := v.blockHits(leftIDs, lo, n, 0)
+	if len(lefts) == 0 {
+		return nil
+	}
+	rights := v.blockHits(rightIDs, lefts[0]+P, n, 0)
+	var out []psCandidate
+	pairs := 0
+	for _, i := range lefts {
+		from := i + P
+		// first right hit at or after from
+		a, b := 0, len(rights)
+		for a < b {
+			h := (a + b) / 2
+			if rights[h] < from {
+				a = h + 1
+			} else {
+				b = h
+			}
+		}
+		for _, j := range rights[a:] {
+			R := j - from
+			if R > maxR {
+				break
+			}
+			if pairs++; pairs > maxPairs {
+				return out
+			}
+			if !hasDel && R != nctx {
+				continue // the chunk removes nothing, so no file line may go
+			}
+			region := make([]string, R)
+			for k := range region {
+				region[k] = lineKey(v.lines[from+k])
+			}
+			match, matched, ok := alignRegion(keys, ctx, region)
+			if !ok {
+				continue
+			}
+			allCtx := true
+			for k, c := range ctx {
+				if c && match[k] < 0 {
+					allCtx = false
+					break
+				}
+			}
+			need := (max(R, D) + 1) / 2
+			if !allCtx || matched < need {
+				continue
+			}
+			out = append(out, psCandidate{start: i, end: j, p: P, s: S, match: match, matched: matched, needed: need, interiorIdx: idx})
+			if len(out) >= maxListedCandidates {
+				return out
+			}
+		}
+	}
+	return out
+}
+
+// fill writes the placement of an accepted prefix/suffix region: file order,
+// context lines with the file's bytes, and in each changed block the file's
+// removed lines before the authored added lines (ERRATA 17, 19).
+func (c psCandidate) fill(v *FileView, pl *Placement, lines []ChunkLine) {
+	var out []PlacedLine
+	for k := 0; k < c.p; k++ {
+		out = append(out, PlacedLine{Op: OpContext, FileLine: c.start + k, Text: v.lines[c.start+k]})
+	}
+	// file line of each interior context line
+	ctxAt := map[int]int{}
+	for k, li := range c.interiorIdx {
+		if lines[li].Op == OpContext {
+			ctxAt[li] = c.start + c.p + c.match[k]
+		}
+	}
+	f := c.start + c.p
+	var pending []PlacedLine
+	flush := func(upto int) {
+		for ; f < upto; f++ {
+			out = append(out, PlacedLine{Op: OpDelete, FileLine: f, Text: v.lines[f]})
+		}
+		out = append(out, pending...)
+		pending = pending[:0]
+	}
+	for li := c.p; li < len(lines)-c.s; li++ {
+		l := lines[li]
+		switch l.Op {
+		case OpAdd:
+			pending = append(pending, PlacedLine{Op: OpAdd, FileLine: -1, Text: l.Text})
+		case OpContext:
+			g := ctxAt[li]
+			flush(g)
+			out = append(out, PlacedLine{Op: OpContext, FileLine: g, Text: v.lines[g]})
+			f = g + 1
+		}
+	}
+	flush(c.end)
+	for k := 0; k < c.s; k++ {
+		out = append(out, PlacedLine{Op: OpContext, FileLine: c.end + k, Text: v.lines[c.end+k]})
+	}
+	pl.Start, pl.End = c.start, c.end+c.s
+	pl.Lines = out
+	pl.ShapeChanged = true
+	pl.Strategy = StrategyPrefixSuffix
+	pl.Candidates = []int{c.start + 1}
+	pl.Score, pl.Needed = c.matched, c.needed
+	pl.Cursor = pl.End
+}
+
+type lcsCandidate struct {
+	start, score, needed int
+}
+
+// lcsWindows returns every window the bounded LCS rescue accepts: windows of
+// m lines whose first and last lines match the chunk's on some rung, at
+// most MaxLCSCandidates of them, scoring at least LCSNeeded(m) by the LCS of
+// fold+trim keys, and in which every removed line agrees by key with the
+// window line it removes (ERRATA 40).
+func (v *FileView) lcsWindows(lines []ChunkLine, lo int) []lcsCandidate {
+	n := len(v.lines)
+	old := oldTexts(lines)
+	m := len(old)
+	if m == 0 || n == 0 || m > MaxLCSChunkLines {
+		return nil
+	}
+	firstID, lastID := v.idOf(old[0]), v.idOf(old[m-1])
+	if firstID < 0 || lastID < 0 {
+		return nil
+	}
+	var starts []int
+	for _, q := range v.postings(firstID) {
+		i := int(q)
+		if i < lo {
+			continue
+		}
+		if i > n-m {
+			break
+		}
+		if m == 1 || v.ids[i+m-1] == lastID {
+			starts = append(starts, i)
+			if len(starts) > MaxLCSCandidates {
+				return nil
+			}
+		}
+	}
+	if len(starts) == 0 {
+		return nil
+	}
+	needed := LCSNeeded(m)
+	keys := make([]string, m)
+	del := make([]bool, m)
+	k := 0
+	for _, l := range lines {
+		if l.Op == OpAdd {
+			continue
+		}
+		keys[k] = lineKey(l.Text)
+		del[k] = l.Op == OpDelete
+		k++
+	}
+	win := make([]string, m)
+	var out []lcsCandidate
+	for _, i := range starts {
+		agree := true
+		for k := range win {
+			win[k] = lineKey(v.lines[i+k])
+			if del[k] && win[k] != keys[k] {
+				agree = false
+				break
+			}
+		}
+		if !agree {
+			continue
+		}
+		if s := lcsLen(keys, win); s >= needed {
+			out = append(out, lcsCandidate{start: i, score: s, needed: needed})
+		}
+	}
+	return out
+}
+
+// fillLCS writes the placement of an LCS window: old line k stands for
+// window line k; context lines keep the window's bytes, removed lines
+// remove their window line, and each changed block lists its removed lines
+// before its added lines (ERRATA 17, 19).
+func (v *FileView) fillLCS(pl *Placement, lines []ChunkLine, c lcsCandidate) {
+	var out, dels, adds []PlacedLine
+	flush := func() {
+		out = append(out, dels...)
+		out = append(out, adds...)
+		dels, adds = dels[:0], adds[:0]
+	}
+	k := c.start
+	for _, l := range lines {
+		switch l.Op {
+		case OpAdd:
+			adds = append(adds, PlacedLine{Op: OpAdd, FileLine: -1, Text: l.Text})
+		case OpDelete:
+			dels = append(dels, PlacedLine{Op: OpDelete, FileLine: k, Text: v.lines[k]})
+			k++
+		default:
+			flush()
+			out = append(out, PlacedLine{Op: OpContext, FileLine: k, Text: v.lines[k]})
+			k++
+		}
+	}
+	flush()
+	pl.Start, pl.End = c.start, k
+	pl.Lines = out
+	pl.ShapeChanged = true
+	pl.Strategy = StrategyLCS
+	pl.Candidates = []int{c.start + 1}
+	pl.Score, pl.Needed = c.score, c.needed
+	pl.Cursor = pl.End
+}
+
+// closestBudget bounds the line comparisons of the closest-region search
+// before it falls back to positions suggested by the index.
+const closestBudget = 8 << 20
+
+// notFound builds the "Failed to find expected lines" error with the
+// closest-region hint of ERRATA 18.
+func (v *FileView) notFound(abs string, old []string, lo int) error {
+	msg := "Failed to find expected lines in " + abs + ":\n" + strings.Join(old, "\n")
+	msg += v.closestRegion(old, lo)
+	return verificationError(&MatchError{Phase: PhaseNotFound}, msg)
+}
+
+// closestRegion returns the hint naming the window of m lines, at or after
+// lo, where the most old lines agree by fold+trim key with the file line at
+// the same offset, and the first line that differs there. It returns "" when
+// no line agrees anywhere.
+func (v *FileView) closestRegion(old []string, lo int) string {
+	n, m := len(v.lines), len(old)
+	if m == 0 || lo >= n {
+		return ""
+	}
+	li := v.looseIDs()
+	keys := make([]int32, m)
+	for k, o := range old {
+		id, ok := li.keyID[lineKey(o)]
+		if !ok {
+			id = -1
+		}
+		keys[k] = id
+	}
+	hiP := max(lo, n-m)
+	score := func(p int) int {
+		s := 0
+		for k, id := range keys {
+			if p+k < n && li.ids[p+k] == id {
+				s++
+			}
+		}
+		return s
+	}
+	bestP, bestK := -1, 0
+	try := func(p int) {
+		if p < lo || p > hiP {
+			return
+		}
+		if s := score(p); s > bestK || (s == bestK && s > 0 && p < bestP) {
+			bestP, bestK = p, s
+		}
+	}
+	if (hiP-lo+1)*m <= closestBudget {
+		for p := lo; p <= hiP; p++ {
+			try(p)
+		}
+	} else {
+		// Too big to try every start: try the starts implied by the rarest
+		// ladder matches of each old line.
+		tried := 0
+		for k, o := range old {
+			for _, q := range v.postings(v.idOf(o)) {
+				if int(q) < lo+k {
+					continue
+				}
+				try(int(q) - k)
+				if tried++; tried > 1<<14 {
+					break
+				}
+			}
+		}
+	}
+	if bestP < 0 || bestK == 0 {
+		return ""
+	}
+	// First difference: first line that disagrees by key; when all agree by
+	// key, the first that matches on no rung.
+	diff := -1
+	for k, id := range keys {
+		if bestP+k >= n || li.ids[bestP+k] != id {
+			diff = k
+			break
+		}
+	}
+	if diff < 0 {
+		for k, o := range old {
+			if v.ids[bestP+k] != v.idOf(o) {
+				diff = k
+				break
+			}
+		}
+	}
+	if diff < 0 {
+		diff = 0
+	}
+	fileText := "(end of file)"
+	if bestP+diff < n {
+		fileText = v.lines[bestP+diff]
+	}
+	return fmt.Sprintf("\nClosest region: lines %d-%d (%d of %d lines agree); first difference at line %d:\n  file:  %s\n  patch: %s",
+		bestP+1, min(bestP+m, n), bestK, m, bestP+diff+1, fileText, old[diff])
+}
