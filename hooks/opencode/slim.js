@@ -315,8 +315,8 @@ export const SlimPlugin = async (input) => {
           args: hookInput ? hookInput.args : undefined,
           output: output ? output.output : undefined,
         };
-        if (output && output.status !== undefined) request.status = output.status;
-        else if (hookInput && hookInput.status !== undefined) request.status = hookInput.status;
+        const status = output && typeof output.status === "string" ? output.status : hookInput && hookInput.status;
+        if (typeof status === "string") request.status = status;
         const answer = await ask("after", request);
         if (!answer || answer.action === "pass") return;
         if (answer.action === "append" && typeof answer.append === "string") {

@@ -1,0 +1,125 @@
+package main
+
+import (
+	"fmt"
+	"os"
+
+	"github.com/slimgate/slim/hooks/install"
+	"github.com/urfave/cli/v2"
+)
+
+func init() { register(hooksCommand) }
+
+func hooksCommand(e *env) *cli.Command {
+	flags := func(verb string) []cli.Flag {
+		return []cli.Flag{
+			&cli.BoolFlag{Name: "opencode", Usage: verb + " the OpenCode plugin (.opencode/plugin/slim.js)"},
+			&cli.BoolFlag{Name: "git", Usage: verb + " the git hook shims pre-commit and pre-applypatch"},
+			&cli.BoolFlag{Name: "global", Usage: "with --opencode: the user-wide plugin ($XDG_CONFIG_HOME/opencode/plugin/slim.js)"},
+			&cli.BoolFlag{Name: "json", Usage: "print {results: [{kind, path, action, note}]}"},
+		}
+	}
+	return &cli.Command{
+		Name:  "hooks",
+		Usage: "install or remove the OpenCode plugin and the git hook shims",
+		Subcommands: []*cli.Command{
+			{
+				Name:  "install",
+				Usage: "write the OpenCode plugin and/or the git hook shims",
+				UsageText: "slim hooks install [--opencode] [--git] [--global] [--json]\n\n" +
+					"The plugin goes to .opencode/plugin/slim.js at the git worktree top (else the current\n" +
+					"directory), or with --global to $XDG_CONFIG_HOME/opencode/plugin/slim.js. The git shims go\n" +
+					"to the repository's hooks directory (core.hooksPath honoured); an existing hook is moved\n" +
+					"to <name>.pre-slim and still runs first. Files slim did not write are never overwritten.\n\n" +
+					"Examples:\n   slim hooks install --opencode --git\n   slim hooks install --opencode --global",
+				Flags:  flags("install"),
+				Action: func(c *cli.Context) error { return runHooks(e, c, true) },
+			},
+			{
+				Name:  "uninstall",
+				Usage: "remove what `slim hooks install` wrote and restore chained git hooks",
+				UsageText: "slim hooks uninstall [--opencode] [--git] [--global] [--json]\n\n" +
+					"Only files slim wrote are removed; a git hook that was moved aside is put back.\n\n" +
+					"Example:\n   slim hooks uninstall --git",
+				Flags:  flags("remove"),
+				Action: func(c *cli.Context) error { return runHooks(e, c, false) },
+			},
+		},
+	}
+}
+
+func runHooks(e *env, c *cli.Context, installing bool) error {
+	if c.NArg() > 0 {
+		return usageErr("hooks %s takes no arguments (got %q)", c.Command.Name, c.Args().First())
+	}
+	doOpenCode, doGit, global := c.Bool("opencode"), c.Bool("git"), c.Bool("global")
+	if !doOpenCode && !doGit {
+		if !global {
+			return usageErr("say what to %s: --opencode, --git, or both (for example: slim hooks %s --opencode --git)", c.Command.Name, c.Command.Name)
+		}
+		doOpenCode = true
+	}
+	if global && doGit {
+		return usageErr("--global applies to the OpenCode plugin only; git hooks are installed per repository")
+	}
+	cwd, err := os.Getwd()
+	if err != nil {
+		return fmt.Errorf("current directory: %w", err)
+	}
+	var results []install.Result
+	finish := func(err error) error {
+		if jsonMode(c) {
+			if err == nil {
+				return e.writeJSON(map[string]any{"results": results})
+			}
+			return err
+		}
+		for _, r := range results {
+			line := fmt.Sprintf("%s %s: %s", r.Kind, r.Action, r.Path)
+			if r.Note != "" {
+				line += " (" + r.Note + ")"
+			}
+			fmt.Fprintln(e.stdout, line)
+		}
+		return err
+	}
+	if doOpenCode {
+		path, err := install.OpenCodePath(cwd, global, os.Getenv)
+		if err != nil {
+			return finish(err)
+		}
+		var r install.Result
+		if installing {
+			r, err = install.InstallOpenCode(path)
+		} else {
+			r, err = install.UninstallOpenCode(path)
+		}
+		if r.Action != "" {
+			results = append(results, r)
+		}
+		if err != nil {
+			return finish(err)
+		}
+	}
+	if doGit {
+		dir, err := install.GitHooksDir(cwd)
+		if err != nil {
+			return finish(err)
+		}
+		var rs []install.Result
+		if installing {
+			rs, err = install.InstallGit(dir)
+		} else {
+			rs, err = install.UninstallGit(dir)
+		}
+		for _, r := range rs {
+			if r.Action != "" {
+				results = append(results, r)
+			}
+		}
+		if err != nil {
+			return finish(err)
+		}
+	}
+	return finish(nil)
+}
