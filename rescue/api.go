@@ -1,0 +1,92 @@
+package rescue
+
+import (
+	"github.com/slimgate/slim/worktree/hostpath"
+)
+
+// HostProfile names the host model the native check runs (ERRATA 4, 22).
+const HostProfile = "opencode-1.18.33"
+
+// Decisions reported in Result.Decision.
+const (
+	DecisionUnchanged   = "unchanged"
+	DecisionRewrite     = "rewrite"
+	DecisionPassthrough = "passthrough"
+	DecisionBlock       = "block"
+)
+
+// Outside policies (ERRATA 7).
+const (
+	OutsideBlock       = "block"
+	OutsidePassthrough = "passthrough"
+)
+
+// Options tell Process where the session lives and what to do with the
+// patch.
+type Options struct {
+	// Directory is the session's directory; relative patch paths resolve
+	// against it. Empty means the process's working directory.
+	Directory string
+	// Worktree is the session's worktree top level. Empty means "find it"
+	// (worktree.Resolve); "/" means none.
+	Worktree string
+	// Flavor gives the host's path rules (posix or win32).
+	Flavor hostpath.Flavor
+	// Outside is "block" (the default) or "passthrough". Empty means the
+	// SLIM_OUTSIDE environment variable, else block. Passthrough applies only
+	// when every offending target is outside by its spelling, and never with
+	// Apply or DryRunDiff.
+	Outside string
+	// AllowNested lets targets inside nested worktrees count as inside (also
+	// enabled by SLIM_ALLOW_NESTED=1).
+	AllowNested bool
+	// Apply writes the files (all or none) instead of handing on a patch.
+	Apply bool
+	// DryRunDiff computes Result.Diff and writes nothing.
+	DryRunDiff bool
+}
+
+// Result is what Process decided, in the shape of `slim rescue --json`.
+type Result struct {
+	Decision    string        `json:"decision"`
+	Changed     bool          `json:"changed"`
+	PatchText   *string       `json:"patchText,omitempty"`
+	Applied     *bool         `json:"applied,omitempty"`
+	Repairs     []Repair      `json:"repairs"`
+	Files       []FileReport  `json:"files"`
+	Chunks      []ChunkReport `json:"chunks"`
+	NativeCheck NativeCheck   `json:"nativeCheck"`
+	// Diff is the unified diff of what would be written (DryRunDiff only).
+	Diff string `json:"-"`
+}
+
+// FileReport describes one file the patch touches.
+type FileReport struct {
+	Path         string `json:"path"`
+	Op           string `json:"op"` // add, delete, update
+	Move         string `json:"move,omitempty"`
+	EOL          string `json:"eol,omitempty"` // lf, crlf, cr
+	FinalNewline bool   `json:"finalNewline"`
+	BOM          bool   `json:"bom"`
+}
+
+// ChunkReport describes how one chunk was placed.
+type ChunkReport struct {
+	Index        int    `json:"index"`
+	Path         string `json:"path"`
+	Strategy     string `json:"strategy"`
+	Line         int    `json:"line"`
+	OldCount     int    `json:"oldCount"`
+	NewCount     int    `json:"newCount"`
+	DeletedLines int    `json:"deletedLines"`
+	Score        int    `json:"score,omitempty"`
+	Needed       int    `json:"needed,omitempty"`
+	Candidates   []int  `json:"candidates"`
+}
+
+// NativeCheck reports the host check of the handed-on patch.
+type NativeCheck struct {
+	Profile string `json:"profile"`
+	OK      bool   `json:"ok"`
+	Message string `json:"message,omitempty"`
+}
