@@ -263,3 +263,37 @@ func TestDuplicateWant(t *testing.T) {
 		t.Errorf("outcomes %v: want both refuse and either cases", seen)
 	}
 }
+
+func TestSpreadEditsAndUpdateHunk(t *testing.T) {
+	r := rand.New(rand.NewPCG(9, 9))
+	lines := numbered(400)
+	for _, k := range []int{1, 10, 50} {
+		edits := SpreadEdits(r, lines, k, 3)
+		if len(edits) == 0 || len(edits) > k {
+			t.Fatalf("k=%d: %d edits", k, len(edits))
+		}
+		end := -1
+		for _, e := range edits {
+			if e.Start-3 <= end {
+				t.Fatalf("k=%d: spans overlap or touch: %+v", k, edits)
+			}
+			end = e.Start + e.Del + 3 - 1
+		}
+		h := UpdateHunk("p.go", lines, edits, 3)
+		if got := strings.Count(h, "\n@@\n") + strings.Count(h[:3], "@@\n"); got != len(edits) {
+			t.Errorf("k=%d: %d chunks for %d edits:\n%s", k, got, len(edits), h)
+		}
+		if strings.Contains(h, "Begin Patch") || strings.Contains(h, "End Patch") {
+			t.Errorf("envelope inside the hunk")
+		}
+		// Splicing all edits equals splicing them one by one from the end.
+		want := Join(lines)
+		for i := len(edits) - 1; i >= 0; i-- {
+			e := edits[i]
+			want = Apply(Split(want), e.Start, e.Del, e.Add)
+		}
+		if got := ApplyAll(lines, edits); !bytes.Equal(got, want) {
+			t.Errorf("k=%d: ApplyAll differs from repeated Apply", k)
+		}
+	}
+}

@@ -100,20 +100,30 @@ func DominantEOL(lines []Line) string {
 }
 
 // Apply returns the text a correct apply must produce when file lines
-// [start, start+del) of disk are replaced by add:
+// [start, start+del) of disk are replaced by add. See ApplyAll.
+func Apply(disk []Line, start, del int, add []string) []byte {
+	return ApplyAll(disk, []Edit{{Start: start, Del: del, Add: add}})
+}
+
+// ApplyAll returns the text a correct apply must produce when every edit
+// (in disk coordinates, sorted, not overlapping) is made to disk:
 //   - every untouched line keeps its content and its terminator;
 //   - added lines carry the authored content and disk's dominant EOL;
 //   - the final-newline state of disk is kept, which may change only the
 //     terminator of the line that stops or starts being the last one;
 //   - text written into an empty file ends with LF.
-func Apply(disk []Line, start, del int, add []string) []byte {
+func ApplyAll(disk []Line, edits []Edit) []byte {
 	eol := DominantEOL(disk)
-	out := make([]Line, 0, len(disk)-del+len(add))
-	out = append(out, disk[:start]...)
-	for _, a := range add {
-		out = append(out, Line{a, eol})
+	out := make([]Line, 0, len(disk))
+	at := 0
+	for _, e := range edits {
+		out = append(out, disk[at:e.Start]...)
+		for _, a := range e.Add {
+			out = append(out, Line{a, eol})
+		}
+		at = e.Start + e.Del
 	}
-	out = append(out, disk[start+del:]...)
+	out = append(out, disk[at:]...)
 	if len(out) == 0 {
 		return nil
 	}

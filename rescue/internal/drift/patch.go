@@ -177,3 +177,46 @@ func scopeAbove(view []Line, before int) int {
 	}
 	return -1
 }
+
+// SpreadEdits returns k random edits spread evenly over lines, sorted, with
+// old-line spans (ctx lines of context on each side) that neither overlap
+// nor touch. It returns fewer when the text is too short.
+func SpreadEdits(r *rand.Rand, lines []Line, k, ctx int) []Edit {
+	n := len(lines)
+	if k <= 0 || n == 0 {
+		return nil
+	}
+	slot := n / k
+	var out []Edit
+	prevEnd := 0 // end of the previous old-line span
+	for i := 0; i < k; i++ {
+		lo, hi := i*slot, (i+1)*slot
+		if i == k-1 {
+			hi = n
+		}
+		e := RandomEdit(r, lines[lo:hi])
+		e.Start += lo
+		if max(0, e.Start-ctx) < prevEnd || e.Start+e.Del > n {
+			continue
+		}
+		fillAdd(r, lines, &e)
+		out = append(out, e)
+		prevEnd = e.Start + e.Del + ctx + 1
+	}
+	return out
+}
+
+// UpdateHunk writes one "*** Update File:" hunk (no envelope) with a bare
+// "@@" chunk per edit, ctx lines of context on each side. Edits are in view
+// coordinates, sorted, and their old-line spans must not overlap. A chunk
+// whose context reaches the end of the text ends with "*** End of File".
+func UpdateHunk(path string, view []Line, edits []Edit, ctx int) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "*** Update File: %s\n", path)
+	for _, e := range edits {
+		p := WritePatch(path, view, e, ctx, HeaderBare)
+		body := strings.TrimPrefix(p.Text, "*** Begin Patch\n*** Update File: "+path+"\n")
+		b.WriteString(strings.TrimSuffix(body, "*** End Patch\n"))
+	}
+	return b.String()
+}
