@@ -38,6 +38,10 @@ type Options struct {
 	// (posix or win32, Node's path semantics). The zero value is the flavor
 	// of the running OS.
 	Flavor hostpath.Flavor
+	// GitDir and CommonDir are refused for writes (code git_dir). When
+	// both are empty, NewGuard reads them from the `.git` entry at the top.
+	GitDir    string
+	CommonDir string
 }
 
 // Verdict is the containment decision for one target.
@@ -55,6 +59,12 @@ type Verdict struct {
 	// Room names the nested worktree or submodule for CodeNestedWorktree.
 	Room string `json:"room,omitempty"`
 	// Reason says in words why a target is not inside.
-	Reason   string   `json:"reason,omitempty"`
+	Reason string `json:"reason,omitempty"`
+	// Root and Rel locate an inside target for os.Root operations: Root is
+	// the physical top of the area holding it (Guard.Top, or the directory
+	// when that lies outside the worktree), Rel its physical path below Root
+	// in native form ("." for Root itself). Both are empty when not inside.
+	Root     string   `json:"root,omitempty"`
+	Rel      string   `json:"rel,omitempty"`
 	Warnings []string `json:"warnings,omitempty"` // e.g. a hard link shared with another path
 }
