@@ -1,0 +1,95 @@
+package main
+
+import (
+	"fmt"
+	"os"
+
+	"github.com/slimgate/slim/hooks"
+	"github.com/slimgate/slim/hooks/loopguard"
+	"github.com/slimgate/slim/hooks/protocol"
+	"github.com/slimgate/slim/internal/slimerr"
+	"github.com/slimgate/slim/internal/statedir"
+	"github.com/urfave/cli/v2"
+)
+
+func init() { register(hookCommand) }
+
+func hookCommand(e *env) *cli.Command {
+	return &cli.Command{
+		Name:      "hook",
+		Usage:     "answer one host hook request: JSON request on stdin, JSON response on stdout",
+		ArgsUsage: "before|after|event",
+		UsageText: "slim hook before|after|event < request.json\n\n" +
+			"Runs the guards for one tool call or host event and prints one response:\n" +
+			"{v, action: pass|mutate|block|append, args?, append?, message?, notes?}.\n" +
+			"Every decision exits 0; a bad request exits 2 and an internal failure 1, each with\n" +
+			"{\"error\": {kind, code, message}} on stdout. SLIM_OUTSIDE=passthrough lets apply_patch\n" +
+			"targets that are outside by spelling pass to the host's own prompt; SLIM_ALLOW_NESTED=1\n" +
+			"allows nested worktrees.\n\n" +
+			"Example:\n" +
+			"   echo '{\"v\":1,\"tool\":\"read\",\"sessionID\":\"s1\",\"callID\":\"c1\",\"args\":{\"filePath\":\"a.go\"}}' | slim hook before",
+		Flags: []cli.Flag{&cli.BoolFlag{Name: "json", Usage: "accepted for symmetry; the output is always JSON"}},
+		Action: func(c *cli.Context) error {
+			if c.NArg() != 1 {
+				return hookFail(e, slimerr.New(slimerr.Usage, slimerr.CodeUsage, "hook: want exactly one phase: before, after or event"))
+			}
+			phase := protocol.Phase(c.Args().First())
+			if !phase.Valid() {
+				return hookFail(e, slimerr.New(slimerr.Usage, slimerr.CodeUsage, "hook: unknown phase %q; want before, after or event", phase))
+			}
+			return runHook(e, phase)
+		},
+	}
+}
+
+// runHook reads, validates and answers one request.
+func runHook(e *env, phase protocol.Phase) (err error) {
+	req, err := protocol.ReadRequest(e.stdin)
+	if err == nil {
+		err = req.Validate(phase)
+	}
+	if err != nil {
+		return hookFail(e, &slimerr.Error{Kind: slimerr.Usage, Code: slimerr.CodeUsage, Message: err.Error(), Err: err})
+	}
+	defer func() {
+		if p := recover(); p != nil {
+			e.log.Error().Interface("panic", p).Msg("hook: internal failure")
+			err = hookFail(e, slimerr.New(slimerr.Internal, slimerr.CodeInternal, "hook: internal failure: %v", p))
+		}
+	}()
+	resp := newDispatcher(e).Handle(req)
+	e.printedJSON = true
+	if err := protocol.Encode(e.stdout, resp); err != nil {
+		return slimerr.Wrap(slimerr.Internal, slimerr.CodeInternal, err)
+	}
+	return nil
+}
+
+// newDispatcher wires the guards from the process environment.
+func newDispatcher(e *env) *hooks.Dispatcher {
+	d := &hooks.Dispatcher{
+		Patch:       hooks.RescuePatch,
+		Outside:     os.Getenv("SLIM_OUTSIDE"),
+		AllowNested: os.Getenv("SLIM_ALLOW_NESTED") == "1",
+		Log:         e.log,
+	}
+	if d.Outside != "" && d.Outside != "block" && d.Outside != "passthrough" {
+		e.log.Warn().Str("SLIM_OUTSIDE", d.Outside).Msg("unknown value; blocking")
+		d.Outside = "block"
+	}
+	if root, err := statedir.Root(); err != nil {
+		e.log.Warn().Err(err).Msg("loop guard off: no state directory")
+	} else {
+		d.Loop = &loopguard.Guard{Store: loopguard.NewStore(root, loopguard.StoreOptions{Log: e.log})}
+	}
+	return d
+}
+
+// hookFail prints the JSON error object that `slim hook` always puts on
+// stdout, and returns err for the exit code.
+func hookFail(e *env, err *slimerr.Error) error {
+	if werr := e.writeJSON(map[string]any{"error": slimerr.ToJSON(err)}); werr != nil {
+		return slimerr.Wrap(slimerr.Internal, slimerr.CodeInternal, fmt.Errorf("hook: write error: %w", werr))
+	}
+	return err
+}

@@ -1,0 +1,257 @@
+// Package hooks answers the host plugin's hook requests: one request per
+// process, run through the guards in a fixed order, one combined answer.
+//
+// In before, the tool's own guard runs first (apply_patch: containment then
+// rescue; grep and glob: re-anchoring then the path pre-check), then the
+// loop guard on the resulting args. The first block wins; otherwise the
+// answer is mutate when a guard changed the args and pass when none did.
+// In after, the loop guard counts the result and may ask for a notice to be
+// appended. Events reset the loop guard on session.deleted.
+//
+// Every decision is a successful answer; guard failures (a store that
+// cannot be locked, a pre-check that errs) let the call pass and are logged.
+package hooks
+
+import (
+	"errors"
+	"strings"
+
+	"github.com/rs/zerolog"
+	"github.com/slimgate/slim/hooks/loopguard"
+	"github.com/slimgate/slim/hooks/protocol"
+	"github.com/slimgate/slim/internal/filelock"
+	"github.com/slimgate/slim/internal/slimerr"
+)
+
+// PatchRequest is what the apply_patch guard needs besides the patch.
+type PatchRequest struct {
+	Directory, Worktree, Cwd string
+	// Platform is the host's process.platform (win32 selects Windows path
+	// rules).
+	Platform string
+	// Outside is "" (block) or "passthrough" (SLIM_OUTSIDE).
+	Outside string
+	// AllowNested lets targets in nested worktrees count as inside.
+	AllowNested bool
+}
+
+// PatchResult is the apply_patch guard's decision: unchanged, rewrite,
+// passthrough or block, and the patch text to hand on for rewrite.
+type PatchResult struct {
+	Decision  string
+	PatchText string
+	// Message explains a block when no error carries it.
+	Message string
+}
+
+// Patch decisions.
+const (
+	PatchUnchanged   = "unchanged"
+	PatchRewrite     = "rewrite"
+	PatchPassthrough = "passthrough"
+	PatchBlock       = "block"
+)
+
+// PatchFunc checks and rescues one apply_patch patch. An error blocks the
+// call with the error's message (which carries its apply_patch prefix).
+type PatchFunc func(patch []byte, r PatchRequest) (PatchResult, error)
+
+// SearchOutcome is the grep/glob pre-check's answer: Args is non-nil when
+// the path was re-anchored (the call is mutated to these args), Block holds
+// the message when the call must not run.
+type SearchOutcome struct {
+	Args  map[string]any
+	Block string
+}
+
+// SearchFunc runs the grep/glob pre-check. An error lets the call pass.
+type SearchFunc func(tool string, args map[string]any, host protocol.Host) (SearchOutcome, error)
+
+// Dispatcher holds the guards of one process. Nil guards are skipped.
+type Dispatcher struct {
+	Patch  PatchFunc
+	Search SearchFunc
+	Loop   *loopguard.Guard
+	// Outside and AllowNested come from SLIM_OUTSIDE and SLIM_ALLOW_NESTED;
+	// no request field can change them.
+	Outside     string
+	AllowNested bool
+	Log         zerolog.Logger
+}
+
+// Handle answers one validated request.
+func (d *Dispatcher) Handle(req *protocol.Request) protocol.Response {
+	switch req.Phase {
+	case protocol.Before:
+		return d.before(req)
+	case protocol.After:
+		return d.after(req)
+	case protocol.Event:
+		return d.event(req)
+	}
+	return pass()
+}
+
+func pass() protocol.Response { return protocol.Response{V: protocol.Version, Action: protocol.Pass} }
+
+func block(msg string, notes []string) protocol.Response {
+	return protocol.Response{V: protocol.Version, Action: protocol.Block, Message: msg, Notes: notes}
+}
+
+// loopTool is the name the loop guard sees: v2 hosts call delegation
+// "subagent", which is the v1 "task" tool and exempt like it.
+func loopTool(req *protocol.Request) string {
+	if req.Host.Flavor == "v2" && strings.EqualFold(req.Tool, "subagent") {
+		return "task"
+	}
+	return req.Tool
+}
+
+func (d *Dispatcher) before(req *protocol.Request) protocol.Response {
+	var notes []string
+	var mutated map[string]any // the full new args when a guard changed them
+	args := req.ArgsObject()
+
+	switch req.Tool {
+	case "apply_patch":
+		if d.Patch == nil {
+			break
+		}
+		patch, ok := args["patchText"].(string)
+		if !ok {
+			break
+		}
+		res, err := d.Patch([]byte(patch), d.patchRequest(req))
+		if err != nil {
+			se := slimerr.From(err)
+			if se.Kind == slimerr.Internal && !strings.HasPrefix(se.Message, "apply_patch") {
+				se.Message = "apply_patch internal error: " + se.Message
+			}
+			d.Log.Info().Str("kind", string(se.Kind)).Str("code", se.Code).Msg("apply_patch refused")
+			return block(se.Message, []string{"apply_patch: " + string(se.Kind)})
+		}
+		switch res.Decision {
+		case PatchRewrite:
+			if res.PatchText != patch {
+				mutated = copyArgs(args)
+				mutated["patchText"] = res.PatchText
+				notes = append(notes, "apply_patch: rescued")
+			}
+		case PatchBlock:
+			msg := res.Message
+			if msg == "" {
+				msg = "apply_patch blocked: the patch was refused"
+			}
+			return block(msg, []string{"apply_patch: blocked"})
+		case PatchPassthrough:
+			notes = append(notes, "apply_patch: passthrough (outside, host will ask)")
+		}
+	case "grep", "glob":
+		if d.Search == nil || args == nil {
+			break
+		}
+		out, err := d.Search(req.Tool, copyArgs(args), req.Host)
+		if err != nil {
+			d.Log.Warn().Err(err).Str("tool", req.Tool).Msg("search pre-check failed; passing")
+			notes = append(notes, "search pre-check: "+err.Error())
+			break
+		}
+		if out.Block != "" {
+			return block(out.Block, []string{req.Tool + ": path pre-check"})
+		}
+		if out.Args != nil {
+			mutated = out.Args
+			notes = append(notes, req.Tool+": path re-anchored")
+		}
+	}
+
+	if d.Loop != nil {
+		var fpArgs any = req.Args
+		if mutated != nil {
+			fpArgs = mutated
+		}
+		refusal, err := d.Loop.Before(loopTool(req), req.SessionID, req.CallID, fpArgs)
+		if err != nil {
+			d.Log.Warn().Err(err).Str("session", req.SessionID).Msg("loop guard unavailable; passing")
+			notes = append(notes, "loop guard: "+failOpenNote(err))
+		} else if refusal != "" {
+			return block(refusal, append(notes, "loop guard: refused"))
+		}
+	}
+
+	if mutated != nil {
+		return protocol.Response{V: protocol.Version, Action: protocol.Mutate, Args: mutated, Notes: notes}
+	}
+	r := pass()
+	r.Notes = notes
+	return r
+}
+
+func (d *Dispatcher) patchRequest(req *protocol.Request) PatchRequest {
+	dir := req.Host.Directory
+	if dir == "" {
+		dir = req.Host.Cwd
+	}
+	return PatchRequest{
+		Directory:   dir,
+		Worktree:    req.Host.Worktree,
+		Cwd:         req.Host.Cwd,
+		Platform:    req.Host.Platform,
+		Outside:     d.Outside,
+		AllowNested: d.AllowNested,
+	}
+}
+
+func (d *Dispatcher) after(req *protocol.Request) protocol.Response {
+	if d.Loop == nil {
+		return pass()
+	}
+	notice, err := d.Loop.After(loopTool(req), req.SessionID, req.CallID, req.Output)
+	if err != nil {
+		d.Log.Warn().Err(err).Str("session", req.SessionID).Msg("loop guard unavailable; passing")
+		r := pass()
+		r.Notes = []string{"loop guard: " + failOpenNote(err)}
+		return r
+	}
+	if notice != "" {
+		return protocol.Response{V: protocol.Version, Action: protocol.Append, Append: notice, Notes: []string{"loop guard: repeated identical result"}}
+	}
+	return pass()
+}
+
+func (d *Dispatcher) event(req *protocol.Request) protocol.Response {
+	if req.Event == nil || req.Event.Type != "session.deleted" || d.Loop == nil {
+		return pass()
+	}
+	sid := req.Event.SessionID
+	if sid == "" {
+		sid = req.SessionID
+	}
+	r := pass()
+	existed, err := d.Loop.Reset(sid)
+	switch {
+	case err != nil:
+		d.Log.Warn().Err(err).Str("session", sid).Msg("loop guard reset failed")
+		r.Notes = []string{"loop guard: " + failOpenNote(err)}
+	case existed:
+		r.Notes = []string{"loop guard: session state cleared"}
+	}
+	return r
+}
+
+func failOpenNote(err error) string {
+	if errors.Is(err, filelock.ErrTimeout) {
+		return "state locked by another call; failed open"
+	}
+	return "state error; failed open"
+}
+
+// copyArgs returns a shallow copy of args (an empty object for nil), so a
+// mutate answer keeps every original key.
+func copyArgs(args map[string]any) map[string]any {
+	out := make(map[string]any, len(args)+1)
+	for k, v := range args {
+		out[k] = v
+	}
+	return out
+}

@@ -1,0 +1,260 @@
+package loopguard
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/rs/zerolog"
+	"github.com/slimgate/slim/internal/atomicfile"
+	"github.com/slimgate/slim/internal/filelock"
+)
+
+// Store limits and timings (ERRATA 33).
+const (
+	LockTimeout = 2 * time.Second
+	GCInterval  = time.Hour
+	MaxAge      = 7 * 24 * time.Hour
+	MaxSessions = 512
+	// staleTemp is when a leftover temporary file (a writer killed between
+	// create and rename) or an orphaned lock file may be swept.
+	staleTemp = time.Hour
+)
+
+// Store keeps one small JSON file per session under
+// <root>/loop/v1/<aa>/<h>.json, h being the first 32 hex digits of
+// sha256(sessionID) and aa its first two, with the lock file <h>.lock beside
+// it. Every read-modify-write holds the lock; every write replaces the file
+// atomically, so a process killed at any moment leaves a readable file.
+type Store struct {
+	dir         string // <root>/loop/v1
+	lockTimeout time.Duration
+	now         func() time.Time
+	log         zerolog.Logger
+}
+
+// StoreOptions tune a Store; zero values take the defaults.
+type StoreOptions struct {
+	LockTimeout time.Duration
+	Now         func() time.Time
+	Log         zerolog.Logger
+}
+
+// NewStore returns the store under the state root. Nothing touches the
+// disk until the first update.
+func NewStore(root string, o StoreOptions) *Store {
+	s := &Store{dir: filepath.Join(root, "loop", "v1"), lockTimeout: o.LockTimeout, now: o.Now, log: o.Log}
+	if s.lockTimeout == 0 {
+		s.lockTimeout = LockTimeout
+	}
+	if s.now == nil {
+		s.now = time.Now
+	}
+	return s
+}
+
+// Dir is <root>/loop/v1.
+func (s *Store) Dir() string { return s.dir }
+
+// Path returns the session file of sessionID.
+func (s *Store) Path(sessionID string) string {
+	sum := sha256.Sum256([]byte(sessionID))
+	h := hex.EncodeToString(sum[:16])
+	return filepath.Join(s.dir, h[:2], h+".json")
+}
+
+func lockPath(statePath string) string { return strings.TrimSuffix(statePath, ".json") + ".lock" }
+
+// Update runs fn on the session's record under the session lock and writes
+// the record back when fn reports a change. Pending entries past their TTL
+// are dropped on every write. A missing, torn or corrupt file is read as an
+// empty session (and rewritten).
+func (s *Store) Update(sessionID string, fn func(st *State) (changed bool)) error {
+	path := s.Path(sessionID)
+	lk, err := filelock.Acquire(lockPath(path), s.lockTimeout)
+	if err != nil {
+		return fmt.Errorf("loop guard state: %w", err)
+	}
+	defer lk.Unlock()
+	st := s.load(path, sessionID)
+	if !fn(st) {
+		return nil
+	}
+	now := s.now()
+	st.prune(now)
+	st.UpdatedAt = now.UTC()
+	data, err := json.Marshal(st)
+	if err != nil {
+		return fmt.Errorf("loop guard state: encode: %w", err)
+	}
+	if err := atomicfile.WriteFile(path, data, 0o600); err != nil {
+		return fmt.Errorf("loop guard state: %w", err)
+	}
+	lk.Unlock()
+	s.MaybeGC()
+	return nil
+}
+
+// Load reads a session's record without locking (for inspection and tests).
+func (s *Store) Load(sessionID string) *State { return s.load(s.Path(sessionID), sessionID) }
+
+func (s *Store) load(path, sessionID string) *State {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		if !errors.Is(err, fs.ErrNotExist) {
+			s.log.Warn().Err(err).Str("file", path).Msg("loop guard: cannot read session state; starting empty")
+		}
+		return newState(sessionID)
+	}
+	st, ok := decodeState(data, sessionID)
+	if !ok {
+		s.log.Warn().Str("file", path).Int("bytes", len(data)).Msg("loop guard: session state is corrupt; starting empty")
+		return newState(sessionID)
+	}
+	return st
+}
+
+// Delete removes a session's record (session.deleted, `slim loop reset`).
+// It reports whether a record existed.
+func (s *Store) Delete(sessionID string) (bool, error) {
+	path := s.Path(sessionID)
+	lk, err := filelock.Acquire(lockPath(path), s.lockTimeout)
+	if err != nil {
+		return false, fmt.Errorf("loop guard reset: %w", err)
+	}
+	rerr := os.Remove(path)
+	existed := rerr == nil
+	if errors.Is(rerr, fs.ErrNotExist) {
+		rerr = nil
+	}
+	if err := errors.Join(rerr, lk.RemoveAndUnlock()); err != nil {
+		return existed, fmt.Errorf("loop guard reset: %w", err)
+	}
+	return existed, nil
+}
+
+// MaybeGC sweeps the store at most once per GCInterval, guarded by the
+// mtime of <dir>/gc.stamp; errors are logged and otherwise ignored.
+func (s *Store) MaybeGC() {
+	stamp := filepath.Join(s.dir, "gc.stamp")
+	now := s.now()
+	if fi, err := os.Stat(stamp); err == nil && now.Sub(fi.ModTime()) < GCInterval && fi.ModTime().Sub(now) < GCInterval {
+		return
+	}
+	lk, err := filelock.Acquire(filepath.Join(s.dir, "gc.lock"), 0)
+	if err != nil {
+		return // another process is sweeping
+	}
+	defer lk.Unlock()
+	if fi, err := os.Stat(stamp); err == nil && now.Sub(fi.ModTime()) < GCInterval && fi.ModTime().Sub(now) < GCInterval {
+		return
+	}
+	if err := atomicfile.WriteFile(stamp, []byte(now.UTC().Format(time.RFC3339)+"\n"), 0o600); err != nil {
+		s.log.Warn().Err(err).Msg("loop guard: cannot write gc stamp")
+		return
+	}
+	os.Chtimes(stamp, now, now)
+	n, err := s.GC()
+	if err != nil {
+		s.log.Warn().Err(err).Msg("loop guard: sweep failed")
+	}
+	s.log.Debug().Int("removed", n).Msg("loop guard: swept session files")
+}
+
+type sessionFile struct {
+	path string
+	mod  time.Time
+}
+
+// GC deletes session files untouched for MaxAge, then the oldest beyond
+// MaxSessions, plus leftover temporary files and orphaned lock files. A
+// session whose lock is busy is skipped. It returns how many session files
+// it removed.
+func (s *Store) GC() (int, error) {
+	now := s.now()
+	shards, err := os.ReadDir(s.dir)
+	if err != nil {
+		if errors.Is(err, fs.ErrNotExist) {
+			return 0, nil
+		}
+		return 0, fmt.Errorf("loop guard sweep: %w", err)
+	}
+	var live []sessionFile
+	removed := 0
+	for _, sh := range shards {
+		if !sh.IsDir() || len(sh.Name()) != 2 {
+			continue
+		}
+		shardDir := filepath.Join(s.dir, sh.Name())
+		ents, err := os.ReadDir(shardDir)
+		if err != nil {
+			continue
+		}
+		hasJSON := map[string]bool{}
+		for _, e := range ents {
+			if strings.HasSuffix(e.Name(), ".json") && !strings.HasPrefix(e.Name(), ".") {
+				hasJSON[strings.TrimSuffix(e.Name(), ".json")] = true
+			}
+		}
+		for _, e := range ents {
+			name := e.Name()
+			p := filepath.Join(shardDir, name)
+			fi, err := e.Info()
+			if err != nil {
+				continue
+			}
+			switch {
+			case strings.HasPrefix(name, ".") && strings.Contains(name, ".tmp-"):
+				if now.Sub(fi.ModTime()) > staleTemp {
+					os.Remove(p)
+				}
+			case strings.HasSuffix(name, ".lock"):
+				if !hasJSON[strings.TrimSuffix(name, ".lock")] && now.Sub(fi.ModTime()) > staleTemp {
+					if lk, err := filelock.Acquire(p, 0); err == nil {
+						if _, err := os.Stat(strings.TrimSuffix(p, ".lock") + ".json"); errors.Is(err, fs.ErrNotExist) {
+							lk.RemoveAndUnlock()
+						} else {
+							lk.Unlock()
+						}
+					}
+				}
+			case strings.HasSuffix(name, ".json"):
+				if now.Sub(fi.ModTime()) > MaxAge {
+					if s.remove(p) {
+						removed++
+					}
+					continue
+				}
+				live = append(live, sessionFile{p, fi.ModTime()})
+			}
+		}
+	}
+	if len(live) > MaxSessions {
+		sort.Slice(live, func(i, j int) bool { return live[i].mod.Before(live[j].mod) })
+		for _, f := range live[:len(live)-MaxSessions] {
+			if s.remove(f.path) {
+				removed++
+			}
+		}
+	}
+	return removed, nil
+}
+
+// remove deletes one session file and its lock, if nobody holds the lock.
+func (s *Store) remove(path string) bool {
+	lk, err := filelock.Acquire(lockPath(path), 0)
+	if err != nil {
+		return false
+	}
+	err = os.Remove(path)
+	lk.RemoveAndUnlock()
+	return err == nil
+}

@@ -1,0 +1,35 @@
+package hooks
+
+import (
+	"github.com/slimgate/slim/rescue"
+	"github.com/slimgate/slim/worktree/hostpath"
+)
+
+// RescuePatch is the PatchFunc backed by the rescue engine: containment of
+// every target, then validation and rescue, handing on the original patch,
+// a rewritten one, or a refusal.
+func RescuePatch(patch []byte, r PatchRequest) (PatchResult, error) {
+	flavor := hostpath.Native
+	if r.Platform != "" {
+		flavor = hostpath.ForPlatform(r.Platform)
+	}
+	outside := r.Outside
+	if outside == "" {
+		outside = rescue.OutsideBlock
+	}
+	res, err := rescue.Process(patch, rescue.Options{
+		Directory:   r.Directory,
+		Worktree:    r.Worktree,
+		Flavor:      flavor,
+		Outside:     outside,
+		AllowNested: r.AllowNested,
+	})
+	if err != nil {
+		return PatchResult{Decision: PatchBlock}, err
+	}
+	out := PatchResult{Decision: res.Decision}
+	if res.PatchText != nil {
+		out.PatchText = *res.PatchText
+	}
+	return out, nil
+}
