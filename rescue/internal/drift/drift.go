@@ -115,7 +115,7 @@ func (c *Case) build(r *rand.Rand) bool {
 	if c.Kind == CurlyInPatch {
 		span := spanOf(len(c.Orig), c.Edit, 3)
 		c.View = Clone(c.Orig)
-		if !pickAndChange(r, c.View, span, hasQuote, curl) {
+		if !pickAndChange(r, c.View, span, hasQuote, Curl) {
 			return false
 		}
 	}
@@ -127,7 +127,7 @@ func (c *Case) build(r *rand.Rand) bool {
 	switch c.Kind {
 	case None, CurlyInPatch:
 	case CurlyInFile:
-		if !pickAndChange(r, c.Disk, span, hasQuote, curl) {
+		if !pickAndChange(r, c.Disk, span, hasQuote, Curl) {
 			return false
 		}
 	case TrailingSpaces:
@@ -262,9 +262,9 @@ func pickAndChange(r *rand.Rand, lines []Line, span [2]int, ok func(string) bool
 
 func hasQuote(s string) bool { return strings.ContainsAny(s, `"'`) }
 
-// curl turns straight quotes into typographic ones, opening and closing in
+// Curl turns straight quotes into typographic ones, opening and closing in
 // turn, the way word processors and some chat front ends do.
-func curl(s string) string {
+func Curl(s string) string {
 	var b strings.Builder
 	dOpen, sOpen := true, true
 	for _, c := range s {
