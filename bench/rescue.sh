@@ -1,0 +1,97 @@
+#!/usr/bin/env bash
+# Rescue benchmark: runs BenchmarkProcess (rescue/bench_test.go) COUNT times
+# (default 5) and prints, per mode, drift and chunk count, the median time
+# for 1k, 10k and 100k-line files and the ratios 10k/1k and 100k/10k; then
+# builds the binary and measures its peak RSS applying 50 drifted chunks to
+# each file size, relative to the file size.
+# Goals: 100k lines with 50 drifted chunks < 50 ms; each ratio <= 12;
+# peak RSS <= 4 x file size + 16 MiB.
+# BENCH (a -bench regexp) narrows the run, e.g. BENCH='Process/mode=rewrite'.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+out=$(mktemp -d)
+trap 'rm -rf "$out"' EXIT
+export CGO_ENABLED=0
+
+echo "== go test -bench ${BENCH:-BenchmarkProcess} -count ${COUNT:-5}"
+go test -tags urfave_cli_no_docs -run '^$' -bench "${BENCH:-BenchmarkProcess}" \
+	-count "${COUNT:-5}" -benchmem ./rescue/ >"$out/bench.txt"
+grep -E '^(goos|goarch|cpu):' "$out/bench.txt" || true
+
+# "name ns/op alloc/filesize" per result line, GOMAXPROCS suffix removed.
+awk '/^BenchmarkProcess\// {
+	name = $1; sub(/-[0-9]+$/, "", name); ns = ""; af = ""
+	for (i = 2; i <= NF; i++) {
+		if ($i == "ns/op") ns = $(i-1)
+		if ($i == "alloc/filesize") af = $(i-1)
+	}
+	print name, ns, af
+}' "$out/bench.txt" >"$out/rows.txt"
+
+median() { # file column -> "name median" per name
+	sort -k1,1 -k"$2","$2"g "$1" | awk -v c="$2" '
+	function flush() { if (n) print prev, v[int((n+1)/2)] }
+	$1 != prev { flush(); n = 0; prev = $1 }
+	{ v[++n] = $c }
+	END { flush() }'
+}
+median "$out/rows.txt" 2 >"$out/ns.txt"
+median "$out/rows.txt" 3 >"$out/af.txt"
+
+printf '\n%-8s %-6s %6s %10s %10s %10s %9s %10s %14s\n' mode drift chunks "1k ms" "10k ms" "100k ms" "10k/1k" "100k/10k" "alloc/size@100k"
+awk 'NR == FNR { af[$1] = $2; next }
+{
+	split($1, p, "/"); mode = p[2]; dr = p[3]; ch = p[4]; ln = p[5]
+	sub(/mode=/, "", mode); sub(/drift=/, "", dr); sub(/chunks=/, "", ch); sub(/lines=/, "", ln)
+	key = mode " " dr " " ch; keys[key] = 1; t[key, ln] = $2
+	if (ln == 100000) a[key] = af[$1]
+}
+END {
+	for (k in keys) {
+		split(k, q, " ")
+		t1 = t[k, 1000]; t2 = t[k, 10000]; t3 = t[k, 100000]
+		r1 = (t1 > 0 && t2 > 0) ? sprintf("%.2f", t2 / t1) : "-"
+		r2 = (t2 > 0 && t3 > 0) ? sprintf("%.2f", t3 / t2) : "-"
+		printf "%-8s %-6s %6s %10.3f %10.3f %10.3f %9s %10s %14s\n", q[1], q[2], q[3], t1 / 1e6, t2 / 1e6, t3 / 1e6, r1, r2, a[k]
+	}
+}' "$out/af.txt" "$out/ns.txt" | sort -k1,1 -k2,2 -k3,3n
+
+echo
+echo "== peak RSS of the binary (50 drifted chunks)"
+go build -tags urfave_cli_no_docs -trimpath -o "$out/slim" ./cmd/slim
+SLIM_BENCH_FIXTURE_DIR="$out/fx" go test -tags urfave_cli_no_docs -count 1 -run '^TestWriteBenchFixture$' ./rescue/ >/dev/null
+
+peak_kib() { # command... -> peak RSS in KiB (GNU time, else /proc VmHWM polling)
+	if /usr/bin/time -v true >/dev/null 2>&1; then
+		/usr/bin/time -v "$@" 2>"$out/time.txt" >/dev/null || { cat "$out/time.txt" >&2; return 1; }
+		awk -F: '/Maximum resident set size/ { gsub(/ /, "", $2); print $2 }' "$out/time.txt"
+	else
+		"$@" >/dev/null &
+		local pid=$! hwm=0 v
+		while v=$(awk '/VmHWM/ { print $2 }' "/proc/$pid/status" 2>/dev/null) && [ -n "$v" ]; do
+			hwm=$v
+		done
+		wait "$pid"
+		echo "$hwm"
+	fi
+}
+
+base=$(peak_kib "$out/slim" version)
+printf '%-8s %8s %10s %10s %12s %14s\n' lines "file MiB" "mode" "RSS MiB" "RSS/file" "budget MiB"
+printf '%-8s %8s %10s %10.1f %12s %14s\n' "-" "-" "version" "$(echo "$base" | awk '{ print $1 / 1024 }')" "-" "-"
+for n in 1000 10000 100000; do
+	size=$(wc -c <"$out/fx/$n/pkg/big.go")
+	for mode in rewrite apply; do
+		rm -rf "$out/run" && cp -r "$out/fx/$n" "$out/run"
+		flag=()
+		[ "$mode" = apply ] && flag=(--apply)
+		kib=$(peak_kib "$out/slim" rescue --root "$out/run" "${flag[@]}" "$out/fx/$n.patch")
+		if [ "$mode" = apply ] && ! cmp -s "$out/run/pkg/big.go" "$out/fx/$n.want"; then
+			echo "apply of $n lines gave unexpected bytes" >&2
+			exit 1
+		fi
+		awk -v n="$n" -v s="$size" -v k="$kib" -v m="$mode" 'BEGIN {
+			printf "%-8s %8.2f %10s %10.1f %12.2f %14.1f\n", n, s / 1048576, m, k / 1024, k * 1024 / s, (4 * s + 16 * 1048576) / 1048576
+		}'
+	done
+done
