@@ -1,0 +1,159 @@
+package main
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"math/rand/v2"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"sync"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/slimgate/slim/hooks/loopguard"
+	"github.com/slimgate/slim/hooks/protocol"
+)
+
+// buildSlim builds the real binary the way it ships: static, no docs.
+func buildSlim(t *testing.T) string {
+	t.Helper()
+	if testing.Short() {
+		t.Skip("builds the binary")
+	}
+	bin := filepath.Join(t.TempDir(), "slim")
+	cmd := exec.Command("go", "build", "-tags", "urfave_cli_no_docs", "-o", bin, ".")
+	cmd.Env = append(os.Environ(), "CGO_ENABLED=0")
+	if out, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("build slim: %v\n%s", err, out)
+	}
+	return bin
+}
+
+func hookCmd(bin, state, phase string, req any) *exec.Cmd {
+	data, _ := json.Marshal(req)
+	cmd := exec.Command(bin, "hook", phase)
+	cmd.Env = append(os.Environ(), "SLIM_STATE_DIR="+state)
+	cmd.Stdin = bytes.NewReader(data)
+	return cmd
+}
+
+func runHookBin(t *testing.T, bin, state, phase string, req any) protocol.Response {
+	out, err := hookCmd(bin, state, phase, req).Output()
+	if err != nil {
+		t.Errorf("slim hook %s: %v", phase, err)
+		return protocol.Response{}
+	}
+	r, err := protocol.DecodeResponse(out)
+	if err != nil {
+		t.Errorf("slim hook %s: %v", phase, err)
+		return protocol.Response{}
+	}
+	return *r
+}
+
+// B20: every phase a separate process, parallel calls on one session: no
+// pending entry and no count may be lost.
+func TestParallelProcessesLoseNoCount(t *testing.T) {
+	bin := buildSlim(t)
+	state := t.TempDir()
+	const n = 12
+	args := map[string]any{"filePath": "src/a.go"}
+	var wg sync.WaitGroup
+	for i := 0; i < n; i++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			r := runHookBin(t, bin, state, "before", map[string]any{"v": 1, "tool": "read", "sessionID": "par", "callID": fmt.Sprint("c", i), "args": args})
+			if r.Action != protocol.Pass {
+				t.Errorf("before %d: %+v", i, r)
+			}
+		}()
+	}
+	wg.Wait()
+	store := loopguard.NewStore(state, loopguard.StoreOptions{})
+	if got := len(store.Load("par").Pending); got != n {
+		t.Fatalf("%d pending entries after %d parallel befores", got, n)
+	}
+	var mu sync.Mutex
+	appends := 0
+	for i := 0; i < n; i++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			r := runHookBin(t, bin, state, "after", map[string]any{"v": 1, "tool": "read", "sessionID": "par", "callID": fmt.Sprint("c", i), "output": "same"})
+			if r.Action == protocol.Append {
+				mu.Lock()
+				appends++
+				mu.Unlock()
+			}
+		}()
+	}
+	wg.Wait()
+	st := store.Load("par")
+	if st.Last.Runs != n || len(st.Pending) != 0 {
+		t.Fatalf("runs %d, pending %d after %d parallel afters; want %d and 0", st.Last.Runs, len(st.Pending), n, n)
+	}
+	if appends != n-2 {
+		t.Fatalf("%d notices, want %d (from the 3rd result on)", appends, n-2)
+	}
+	r := runHookBin(t, bin, state, "before", map[string]any{"v": 1, "tool": "read", "sessionID": "par", "callID": "next", "args": args})
+	if r.Action != protocol.Block {
+		t.Fatalf("the next identical read was not refused: %+v", r)
+	}
+}
+
+// A process killed at any moment leaves state files that still read.
+func TestKilledWritersLeaveReadableState(t *testing.T) {
+	bin := buildSlim(t)
+	state := t.TempDir()
+	rng := rand.New(rand.NewPCG(1, uint64(time.Now().UnixNano())))
+	const rounds = 100
+	killed := 0
+	for i := 0; i < rounds; i++ {
+		sid := fmt.Sprint("kill", i%7)
+		phase, req := "before", map[string]any{"v": 1, "tool": "read", "sessionID": sid, "callID": fmt.Sprint("c", i), "args": map[string]any{"filePath": strings.Repeat("x", i)}}
+		if i%2 == 1 {
+			phase, req = "after", map[string]any{"v": 1, "tool": "read", "sessionID": sid, "callID": fmt.Sprint("c", i-1), "output": strings.Repeat("y", 1000*i)}
+		}
+		cmd := hookCmd(bin, state, phase, req)
+		if err := cmd.Start(); err != nil {
+			t.Fatal(err)
+		}
+		time.Sleep(time.Duration(rng.IntN(4000)) * time.Microsecond)
+		if cmd.Process.Signal(syscall.SIGKILL) == nil {
+			killed++
+		}
+		cmd.Wait()
+	}
+	files := 0
+	err := filepath.WalkDir(filepath.Join(state, "loop", "v1"), func(p string, d os.DirEntry, err error) error {
+		if err != nil || d.IsDir() || !strings.HasSuffix(p, ".json") || strings.HasPrefix(d.Name(), ".") {
+			return err
+		}
+		files++
+		data, err := os.ReadFile(p)
+		if err != nil {
+			return err
+		}
+		var st loopguard.State
+		if err := json.Unmarshal(data, &st); err != nil || st.Version != 1 || !strings.HasPrefix(st.Session, "kill") {
+			t.Errorf("%s does not read after a kill: %v\n%q", p, err, data)
+		}
+		return nil
+	})
+	if err != nil && !os.IsNotExist(err) {
+		t.Fatal(err)
+	}
+	t.Logf("%d of %d processes killed; %d state files, all readable", killed, rounds, files)
+	// The guard still works on every session afterwards.
+	for s := 0; s < 7; s++ {
+		r := runHookBin(t, bin, state, "before", map[string]any{"v": 1, "tool": "read", "sessionID": fmt.Sprint("kill", s), "callID": "z", "args": map[string]any{}})
+		if r.Action != protocol.Pass {
+			t.Errorf("session %d after kills: %+v", s, r)
+		}
+	}
+}
