@@ -322,8 +322,10 @@ func (v *FileView) finishSeek(pl *Placement, lines []ChunkLine, p int, strategy 
 
 // dropTrailingEmpty returns lines without the last old line (which is
 // empty) and without a trailing empty new line, the way Codex and OpenCode
-// retry: a trailing empty context line leaves the new lines as an added
-// empty line unless that line is then the trailing one.
+// retry on the old and new line lists separately. Expressed with
+// operations: a last old line that is a context line stays on the new side
+// (it becomes an added line); a last new line that is a context line stays
+// on the old side (it becomes a removed line).
 func dropTrailingEmpty(lines []ChunkLine) []ChunkLine {
 	out := append([]ChunkLine(nil), lines...)
 	for i := len(out) - 1; i >= 0; i-- {
@@ -342,7 +344,11 @@ func dropTrailingEmpty(lines []ChunkLine) []ChunkLine {
 			continue
 		}
 		if out[i].Text == "" {
-			out = append(out[:i], out[i+1:]...)
+			if out[i].Op == OpAdd {
+				out = append(out[:i], out[i+1:]...)
+			} else {
+				out[i].Op = OpDelete // an old line stays; the new side loses it
+			}
 		}
 		break
 	}

@@ -552,3 +552,22 @@ func TestLCSDirectTie(t *testing.T) {
 		t.Fatalf("lcs windows %+v, want starts 1 and 4", got)
 	}
 }
+
+func TestDropTrailingEmpty(t *testing.T) {
+	for _, tc := range []struct{ in, want []string }{
+		{[]string{"-alpha", "-", "+omega", "+"}, []string{"-alpha", "+omega"}},
+		{[]string{" a", "-b", "+B", " "}, []string{" a", "-b", "+B"}},
+		{[]string{" a", " ", "+x"}, []string{" a", "+", "+x"}},
+		{[]string{" x", " ", "-"}, []string{" x", "-"}},
+		{[]string{" x", " ", " "}, []string{" x", " "}},
+		{[]string{"-", "+x"}, []string{"+x"}},
+	} {
+		var got []string
+		for _, l := range dropTrailingEmpty(body(tc.in...)) {
+			got = append(got, string(rune(l.Op))+l.Text)
+		}
+		if !reflect.DeepEqual(got, tc.want) {
+			t.Errorf("dropTrailingEmpty(%q) = %q, want %q", tc.in, got, tc.want)
+		}
+	}
+}

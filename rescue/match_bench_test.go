@@ -1,0 +1,162 @@
+package rescue
+
+import (
+	"fmt"
+	"math/rand/v2"
+	"strings"
+	"testing"
+)
+
+// synthSource returns n lines of deterministic Go-like source: functions of
+// a few statements each, with string literals, so lines repeat the way real
+// code does ("}", "", "\treturn err") while chunks stay unique.
+func synthSource(n int, seed uint64) []string {
+	r := rand.New(rand.NewPCG(seed, 42))
+	out := make([]string, 0, n+8)
+	for f := 0; len(out) < n; f++ {
+		out = append(out, fmt.Sprintf("func handler%d(ctx context.Context, req *Request) error {", f))
+		for s := 0; s < 3+r.IntN(6); s++ {
+			switch r.IntN(5) {
+			case 0:
+				out = append(out, fmt.Sprintf("\tv%d := req.Field%d * %d", s, r.IntN(50), r.IntN(1000)))
+			case 1:
+				out = append(out, fmt.Sprintf("\tlog.Printf(\"handler %d: step %d\", v%d)", f, s, r.IntN(4)))
+			case 2:
+				out = append(out, "\tif err != nil {", "\t\treturn err", "\t}")
+			case 3:
+				out = append(out, fmt.Sprintf("\tresult = append(result, item%d)", r.IntN(200)))
+			default:
+				out = append(out, "")
+			}
+		}
+		out = append(out, "\treturn nil", "}", "")
+	}
+	return out[:n]
+}
+
+// benchChunks builds k chunks spread evenly over lines: three context
+// lines, one removed line, one added line, three context lines. With drift,
+// the file is changed under each chunk: curly quotes on a context line
+// (unicode rung), trailing spaces (trim-end rung), or an indented removed
+// line (prefix/suffix rescue), in turn; and lines are inserted between the
+// chunks so nothing sits where the patch was written.
+func benchChunks(lines []string, k int, drift bool) ([]string, []*Chunk) {
+	n := len(lines)
+	file := append([]string(nil), lines...)
+	var chunks []*Chunk
+	type edit struct {
+		at   int
+		kind int
+	}
+	var edits []edit
+	for i := 0; i < k; i++ {
+		p := (i*n)/k + n/(2*k) - 4
+		if p < 0 {
+			p = 0
+		}
+		if p+7 > n {
+			p = n - 7
+		}
+		var ls []ChunkLine
+		for j := 0; j < 7; j++ {
+			t := lines[p+j]
+			switch {
+			case j == 3:
+				ls = append(ls, ChunkLine{Op: OpDelete, Text: t}, ChunkLine{Op: OpAdd, Text: t + " // changed"})
+			default:
+				ls = append(ls, ChunkLine{Op: OpContext, Text: t})
+			}
+		}
+		chunks = append(chunks, &Chunk{Lines: ls})
+		edits = append(edits, edit{p, i % 3})
+	}
+	if !drift {
+		return file, chunks
+	}
+	// Apply drift from the end so positions stay valid.
+	for i := len(edits) - 1; i >= 0; i-- {
+		e := edits[i]
+		switch e.kind {
+		case 0:
+			l := strings.Replace(file[e.at+1], " ", "\u00A0", 1)
+			l = strings.Replace(l, `"`, "“", 1)
+			file[e.at+1] = strings.Replace(l, `"`, "”", 1)
+			file[e.at] = file[e.at] + "  "
+		case 1:
+			file[e.at+5] = file[e.at+5] + " \t"
+		case 2:
+			file[e.at+3] = "  " + file[e.at+3]
+		}
+		// Insert two lines before each chunk: the code moved.
+		ins := []string{fmt.Sprintf("// moved %d", i), ""}
+		file = append(file[:e.at], append(ins, file[e.at:]...)...)
+	}
+	return file, chunks
+}
+
+func BenchmarkPlace(b *testing.B) {
+	for _, n := range []int{1000, 10000, 100000} {
+		src := synthSource(n, 7)
+		for _, k := range []int{1, 10, 50} {
+			for _, drift := range []bool{false, true} {
+				file, chunks := benchChunks(src, k, drift)
+				name := fmt.Sprintf("lines=%dk/chunks=%d/exact", n/1000, k)
+				if drift {
+					name = fmt.Sprintf("lines=%dk/chunks=%d/drifted", n/1000, k)
+				}
+				size := 0
+				for _, l := range file {
+					size += len(l) + 1
+				}
+				// Check once that every chunk places, outside the timer.
+				v := NewFileView(file, false)
+				cur := 0
+				for i, c := range chunks {
+					pl, err := v.Place(c, cur, "/bench")
+					if err != nil {
+						b.Fatalf("%s: chunk %d: %v", name, i, err)
+					}
+					cur = pl.Cursor
+				}
+				b.Run(name, func(b *testing.B) {
+					b.ReportAllocs()
+					b.ReportMetric(float64(size), "fileB")
+					for b.Loop() {
+						v := NewFileView(file, false)
+						cur := 0
+						for _, c := range chunks {
+							pl, err := v.Place(c, cur, "/bench")
+							if err != nil {
+								b.Fatal(err)
+							}
+							cur = pl.Cursor
+						}
+					}
+				})
+			}
+		}
+	}
+}
+
+// TestBenchChunksDrift makes sure the drifted benchmark exercises the rungs
+// and the rescue it is meant to.
+func TestBenchChunksDrift(t *testing.T) {
+	file, chunks := benchChunks(synthSource(3000, 7), 9, true)
+	v := NewFileView(file, false)
+	cur := 0
+	seen := map[string]int{}
+	for i, c := range chunks {
+		pl, err := v.Place(c, cur, "/bench")
+		if err != nil {
+			t.Fatalf("chunk %d: %v", i, err)
+		}
+		checkConsistent(t, file, pl)
+		seen[pl.Strategy]++
+		cur = pl.Cursor
+	}
+	for _, s := range []string{"unicode-trim-end", "trim-end", "prefix-suffix"} {
+		if seen[s] == 0 {
+			t.Errorf("no chunk placed with %s: %v", s, seen)
+		}
+	}
+}

@@ -1,0 +1,188 @@
+package rescue
+
+import (
+	"math/rand/v2"
+	"reflect"
+	"strings"
+	"testing"
+)
+
+// FuzzPlace builds a chunk from a slice of random file lines, with random
+// operations and drift, and checks that Place never panics and that every
+// placement it returns is consistent: the span lies in the file, context and
+// removed lines name consecutive file lines covering the span and carry
+// their bytes, added lines are the authored ones in order, and each old line
+// agrees with the file line it stands for under the step that placed it.
+func FuzzPlace(f *testing.F) {
+	f.Add("a\nb\nc\nd\ne", uint8(1), uint8(3), uint64(1), uint8(0))
+	f.Add("x\ny\nx\n", uint8(0), uint8(1), uint64(2), uint8(2))
+	f.Add("left\n  old\nright\nsep\nleft\n  old\nright", uint8(4), uint8(3), uint64(3), uint8(4))
+	f.Add("top\nA\nB-stale\nC\nD\nE\nbottom", uint8(1), uint8(5), uint64(4), uint8(0))
+	f.Add("const a = “x”;\nold\n\n", uint8(0), uint8(3), uint64(5), uint8(0x12))
+	f.Add("", uint8(0), uint8(0), uint64(6), uint8(0))
+	f.Add("\n\n", uint8('X'), uint8('F'), uint64(16), uint8(0x12)) // trailing empty context lines
+	f.Fuzz(func(t *testing.T, text string, start, length uint8, seed uint64, flags uint8) {
+		if len(text) > 1<<13 {
+			return
+		}
+		var lines []string
+		if text != "" {
+			lines = strings.Split(text, "\n")
+		}
+		if len(lines) > 300 {
+			lines = lines[:300]
+		}
+		n := len(lines)
+		r := rand.New(rand.NewPCG(seed, 0x5eed))
+		s := int(start) % (n + 1)
+		l := int(length) % 12
+		if s+l > n {
+			l = n - s
+		}
+		drift := func(x string) string {
+			if r.IntN(3) != 0 {
+				return x
+			}
+			switch r.IntN(7) {
+			case 0:
+				return x + "  "
+			case 1:
+				return strings.Replace(x, " ", "\u00A0", 1)
+			case 2:
+				return "  " + x
+			case 3:
+				return strings.Replace(x, `"`, "“", 1)
+			case 4:
+				if n > 0 {
+					return lines[r.IntN(n)]
+				}
+				return x
+			case 5:
+				return x + "-stale"
+			default:
+				return strings.Replace(x, "-", "\u2212", 1)
+			}
+		}
+		var ls []ChunkLine
+		for _, x := range lines[s : s+l] {
+			x = drift(x)
+			switch r.IntN(5) {
+			case 0, 1:
+				ls = append(ls, ChunkLine{Op: OpContext, Text: x})
+			case 2:
+				ls = append(ls, ChunkLine{Op: OpDelete, Text: x})
+			case 3:
+				ls = append(ls, ChunkLine{Op: OpDelete, Text: x}, ChunkLine{Op: OpAdd, Text: x + "'"})
+			default:
+				ls = append(ls, ChunkLine{Op: OpContext, Text: x}, ChunkLine{Op: OpAdd, Text: "new"})
+			}
+		}
+		if r.IntN(4) == 0 {
+			ls = append(ls, ChunkLine{Op: OpDelete, Text: ""}, ChunkLine{Op: OpAdd, Text: ""})
+		}
+		if len(ls) == 0 || r.IntN(5) == 0 {
+			ls = append(ls, ChunkLine{Op: OpAdd, Text: "inserted"})
+		}
+		ch := &Chunk{Lines: ls, EOF: flags&2 != 0}
+		if flags&4 != 0 && n > 0 {
+			ch.Contexts = append(ch.Contexts, Context{Text: drift(lines[r.IntN(n)]), Line: 1})
+			if flags&1 != 0 {
+				ch.Contexts = append(ch.Contexts, Context{Text: lines[r.IntN(n)], Line: 2})
+			}
+		}
+		exactOnly := flags&8 != 0
+		cursor := int(flags>>4) % (n + 1)
+		v := NewFileView(lines, exactOnly)
+		pl, err := v.Place(ch, cursor, "/f")
+		if err != nil {
+			asVerification(t, err)
+			return
+		}
+		checkConsistent(t, lines, pl)
+		if pl.Start < cursor {
+			t.Fatalf("placed at %d before the cursor %d", pl.Start, cursor)
+		}
+		if len(pl.Contexts) != len(ch.Contexts) {
+			t.Fatalf("contexts %v for %d @@ lines", pl.Contexts, len(ch.Contexts))
+		}
+		var adds, placedAdds, placedOld []string
+		for _, x := range ch.Lines {
+			if x.Op == OpAdd {
+				adds = append(adds, x.Text)
+			}
+		}
+		for _, x := range pl.Lines {
+			if x.Op == OpAdd {
+				placedAdds = append(placedAdds, x.Text)
+			} else {
+				placedOld = append(placedOld, x.Text)
+			}
+		}
+		old := ch.OldLines()
+		switch pl.Strategy {
+		case StrategyExact, StrategyUnicode, StrategyTrimEnd, StrategyUnicodeTrimEnd, StrategyNFC:
+			if exactOnly && pl.Strategy != StrategyExact {
+				t.Fatalf("strategy %s above the size cap", pl.Strategy)
+			}
+			if !reflect.DeepEqual(placedAdds, adds) {
+				t.Fatalf("adds %q, want %q", placedAdds, adds)
+			}
+			if len(placedOld) != len(old) {
+				t.Fatalf("%d old lines placed, chunk has %d", len(placedOld), len(old))
+			}
+			r := rungExact
+			for r < numRungs && rungNames[r] != pl.Strategy {
+				r++
+			}
+			for k := range old {
+				if rungKey(r, placedOld[k]) != rungKey(r, old[k]) {
+					t.Fatalf("old line %q placed on %q under %s", old[k], placedOld[k], pl.Strategy)
+				}
+			}
+		case StrategyTrailingEmpty:
+			if len(placedOld) != len(old)-1 || old[len(old)-1] != "" {
+				t.Fatalf("retry placed %d of %d old lines", len(placedOld), len(old))
+			}
+			for k := range placedOld {
+				if ladderKey(placedOld[k]) != ladderKey(old[k]) {
+					t.Fatalf("old line %q placed on %q", old[k], placedOld[k])
+				}
+			}
+		case StrategyLCS:
+			if !reflect.DeepEqual(placedAdds, adds) {
+				t.Fatalf("adds %q, want %q", placedAdds, adds)
+			}
+			k := 0
+			for _, x := range ch.Lines {
+				if x.Op == OpAdd {
+					continue
+				}
+				if x.Op == OpDelete && lineKey(x.Text) != lineKey(lines[pl.Start+k]) {
+					t.Fatalf("LCS removes %q for %q", lines[pl.Start+k], x.Text)
+				}
+				k++
+			}
+		case StrategyPrefixSuffix:
+			if !reflect.DeepEqual(placedAdds, adds) {
+				t.Fatalf("adds %q, want %q", placedAdds, adds)
+			}
+			hasDel := false
+			for _, x := range ch.Lines {
+				hasDel = hasDel || x.Op == OpDelete
+			}
+			if !hasDel {
+				for _, x := range pl.Lines {
+					if x.Op == OpDelete {
+						t.Fatalf("prefix/suffix removed %q for a chunk that removes nothing", x.Text)
+					}
+				}
+			}
+		case StrategyAnchor, StrategyEOFInsert:
+			if len(old) != 0 || pl.Start != pl.End || !reflect.DeepEqual(placedAdds, adds) {
+				t.Fatalf("insertion placement %+v", pl)
+			}
+		default:
+			t.Fatalf("unknown strategy %q", pl.Strategy)
+		}
+	})
+}
