@@ -1,7 +1,16 @@
 package rescue
 
 import (
+	"bytes"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"strings"
+	"syscall"
+
 	"github.com/slimgate/slim/internal/slimerr"
+	"github.com/slimgate/slim/worktree"
 )
 
 // Process validates the patch, checks every target for containment, resolves
@@ -10,12 +19,399 @@ import (
 // (Options.DryRunDiff). The Result is never nil; on failure its Decision is
 // "block" and the error is a *slimerr.Error (validation, verification,
 // blocked or internal).
+//
+// Errors come in this order (ERRATA 1): validation before any file is read;
+// then containment of every target before any file is read; then
+// verification or internal errors as they occur.
 func Process(patch []byte, opts Options) (*Result, error) {
 	res := newResult()
 	res.Decision = DecisionBlock
-	return res, slimerr.New(slimerr.Internal, slimerr.CodeInternal, "apply_patch internal error: rescue engine not built yet")
+	outside := opts.Outside
+	if outside == "" {
+		outside = os.Getenv("SLIM_OUTSIDE")
+	}
+	switch outside {
+	case "", OutsideBlock, OutsidePassthrough:
+	default:
+		return res, slimerr.New(slimerr.Usage, slimerr.CodeUsage, "unknown outside policy %q (want block or passthrough)", outside)
+	}
+
+	p, err := Parse(patch)
+	if err != nil {
+		return res, err
+	}
+	res.Repairs = append(res.Repairs, p.Repairs...)
+
+	dir := opts.Directory
+	if dir == "" {
+		if dir, err = os.Getwd(); err != nil {
+			return res, internalErr(err, "cannot find the working directory: %v", err)
+		}
+	}
+	wt := opts.Worktree
+	if wt == "" {
+		wt = "/"
+		if info, err := worktree.Resolve(dir); err == nil && info.Worktree != "" {
+			wt = info.Worktree
+		}
+	}
+	allowNested := opts.AllowNested || os.Getenv("SLIM_ALLOW_NESTED") == "1"
+	g, err := worktree.NewGuard(dir, wt, worktree.Options{AllowNested: allowNested, Flavor: opts.Flavor})
+	if err != nil {
+		return res, internalErr(err, "cannot resolve the session directory: %v", err)
+	}
+	w := newWorld(dir, opts.Flavor, g)
+
+	// Containment of every target, before any file is read.
+	var bad []worktree.Verdict
+	for _, h := range p.Hunks {
+		for _, path := range []string{h.Path, h.Move} {
+			if path == "" {
+				continue
+			}
+			if v := w.check(path); !v.Inside {
+				bad = append(bad, v)
+			}
+		}
+	}
+	if len(bad) > 0 {
+		pass := outside == OutsidePassthrough && !opts.Apply && !opts.DryRunDiff
+		for _, v := range bad {
+			if v.Code != slimerr.CodeOutsideWorkspace || !v.BySpelling {
+				pass = false
+			}
+		}
+		if pass {
+			res.Decision = DecisionPassthrough
+			s := string(patch)
+			res.PatchText = &s
+			res.NativeCheck.Message = "passed through untouched: a target is outside the workspace, so the host asks for permission itself"
+			return res, nil
+		}
+		return res, g.BlockError("apply_patch", bad[0])
+	}
+
+	r, _, err := w.resolve(p)
+	if err != nil {
+		return res, err
+	}
+	res.Repairs = append(res.Repairs, r.repairs...)
+	res.Chunks = append(res.Chunks, r.chunks...)
+	res.Files = fileReports(r)
+	rewrite := needsRewrite(p, r)
+
+	switch {
+	case opts.Apply || opts.DryRunDiff:
+		res.Decision, res.Changed = DecisionUnchanged, false
+		if rewrite {
+			res.Decision, res.Changed = DecisionRewrite, true
+		}
+		res.NativeCheck.Message = "not run: slim writes the files itself"
+		if opts.DryRunDiff {
+			res.Diff = w.unifiedDiff(r)
+			return res, nil
+		}
+		applied := false
+		res.Applied = &applied
+		if err := w.apply(r); err != nil {
+			res.Decision = DecisionBlock
+			return res, err
+		}
+		applied = true
+		return res, nil
+	}
+
+	text, hostEOL, err := w.handOn(patch, r, rewrite)
+	if err != nil {
+		res.NativeCheck.Message = slimerr.From(err).Message
+		return res, err
+	}
+	res.NativeCheck.OK = true
+	if text == nil {
+		res.Decision = DecisionUnchanged
+		s := string(patch)
+		res.PatchText = &s
+		return res, nil
+	}
+	if hostEOL {
+		res.Repairs = append(res.Repairs, Repair{Kind: RepairHostEOL})
+	}
+	res.Decision, res.Changed = DecisionRewrite, true
+	res.PatchText = text
+	return res, nil
 }
 
 func newResult() *Result {
 	return &Result{Repairs: []Repair{}, Files: []FileReport{}, Chunks: []ChunkReport{}, NativeCheck: NativeCheck{Profile: HostProfile}}
 }
+
+// Rescued reports whether a chunk needed more than an exact match or a
+// plain append.
+func (c ChunkReport) Rescued() bool {
+	return c.Strategy != StrategyExact && c.Strategy != StrategyEOFInsert
+}
+
+func isNotDir(err error) bool { return errors.Is(err, syscall.ENOTDIR) }
+
+// needsRewrite reports whether the input patch cannot be handed on as is:
+// a repair was made, a chunk was rescued or reshaped, or hunks were merged.
+func needsRewrite(p *Patch, r *resolution) bool {
+	if len(p.Repairs) > 0 || len(r.repairs) > 0 {
+		return true
+	}
+	for _, l := range r.lineages {
+		if l.hunks > 1 {
+			return true
+		}
+		for i, pl := range l.placements {
+			ch := l.chunks[i]
+			switch pl.Strategy {
+			case StrategyExact, StrategyEOFInsert:
+			case StrategyAnchor:
+				if pl.Start < len(l.base.lines) {
+					return true
+				}
+				for k, c := range ch.Contexts {
+					if k < len(pl.Contexts) && pl.Contexts[k] >= 0 && l.base.lines[pl.Contexts[k]] != c.Text {
+						return true
+					}
+				}
+			default:
+				return true
+			}
+			if pl.ShapeChanged || (ch.EOF && !pl.EOFKept) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+func fileReports(r *resolution) []FileReport {
+	out := []FileReport{}
+	for _, l := range r.lineages {
+		var f FileReport
+		switch {
+		case l.origin == "" && l.dest == "":
+			continue
+		case l.origin == "":
+			f = FileReport{Path: l.destPath, Op: "add", EOL: "lf", FinalNewline: l.cur.finalNewline() || len(l.cur.lines) == 0, BOM: l.cur.bom}
+		case l.dest == "":
+			f = FileReport{Path: l.srcPath, Op: "delete", EOL: eolName(l.base.eol), FinalNewline: l.base.finalNewline(), BOM: l.base.bom}
+		default:
+			f = FileReport{Path: l.srcPath, Op: "update", EOL: eolName(l.base.eol), FinalNewline: !l.base.noFinal, BOM: l.base.bom}
+			if l.dest != l.origin {
+				f.Move = l.destPath
+			}
+		}
+		out = append(out, f)
+	}
+	return out
+}
+
+// cannotExpress is the refusal of ERRATA 22.
+func cannotExpress(abs, reason string) error {
+	return verifyErr("Cannot express this patch so that the host writes the intended text in %s: %s", abs, reason)
+}
+
+// handOn decides the patch to hand on. It returns nil text when the input
+// can be handed on byte for byte.
+func (w *world) handOn(input []byte, r *resolution, rewrite bool) (*string, bool, error) {
+	// What no rendering can fix: the host always ends an edited file with a
+	// newline and splits lines on LF only.
+	for _, l := range r.lineages {
+		if l.origin == "" || l.dest == "" {
+			continue
+		}
+		for _, t := range l.base.terms {
+			if t == eolCR {
+				return nil, false, cannotExpress(l.srcAbs, "the file ends its lines with a lone CR, which the host does not treat as a line break; use slim rescue --apply")
+			}
+		}
+		if l.base.noFinal && len(l.cur.lines) > 0 {
+			return nil, false, cannotExpress(l.srcAbs, "the file does not end with a newline and the host always adds one; use slim rescue --apply to keep the file as it is")
+		}
+	}
+	if !rewrite {
+		if bad, _ := w.hostCheck(string(input), r); len(bad) == 0 {
+			return nil, false, nil
+		}
+	}
+	level := map[*lineage]int{}
+	byKey := map[string][]*lineage{}
+	for _, l := range r.lineages {
+		level[l] = 1
+		for _, k := range []string{l.origin, l.dest} {
+			if k != "" {
+				byKey[k] = append(byKey[k], l)
+			}
+		}
+	}
+	for round := 0; round < 2*maxLevel*len(r.lineages)+2; round++ {
+		text, hostEOL := renderPatch(r, level)
+		failing, reason := w.verifyRendered(text, r)
+		if len(failing) == 0 {
+			return &text, hostEOL, nil
+		}
+		for _, key := range failing {
+			ls := byKey[key]
+			bumped := false
+			for _, l := range ls {
+				if l.origin != "" && l.dest != "" && level[l] < maxLevel {
+					level[l]++
+					bumped = true
+				}
+			}
+			if !bumped {
+				abs := r.abs[key]
+				if abs == "" {
+					abs = key
+				}
+				return nil, false, cannotExpress(abs, reason[key])
+			}
+		}
+	}
+	return nil, false, cannotExpress(w.dir, "no rendering passed the checks")
+}
+
+// verifyRendered re-parses and re-resolves a rendered patch (DECISIONS
+// rescue 9) and runs the host model on it. It returns the slot keys whose
+// result differs, with a reason for each.
+func (w *world) verifyRendered(text string, want *resolution) ([]string, map[string]string) {
+	reasons := map[string]string{}
+	var failing []string
+	fail := func(key, why string) {
+		if _, ok := reasons[key]; !ok {
+			failing = append(failing, key)
+			reasons[key] = why
+		}
+	}
+	all := func(why string) ([]string, map[string]string) {
+		for _, k := range want.touched {
+			fail(k, why)
+		}
+		return failing, reasons
+	}
+	p, err := Parse([]byte(text))
+	if err != nil {
+		return all("the rewritten patch does not parse: " + err.Error())
+	}
+	got, failKey, err := w.resolve(p)
+	if err != nil {
+		if failKey != "" {
+			fail(failKey, "the rewritten patch does not resolve: "+slimerr.From(err).Message)
+			return failing, reasons
+		}
+		return all("the rewritten patch does not resolve: " + slimerr.From(err).Message)
+	}
+	for _, k := range want.touched {
+		if !sameFinal(want.finals[k], got.finals[k]) {
+			fail(k, "the rewritten patch gives a different text")
+		}
+	}
+	if bad, why := w.hostCheck(text, want); len(bad) > 0 {
+		for _, k := range bad {
+			fail(k, why[k])
+		}
+	}
+	return failing, reasons
+}
+
+func sameFinal(a, b []byte) bool {
+	return (a == nil) == (b == nil) && bytes.Equal(a, b)
+}
+
+// hostCheck runs the host model on text and compares its result with the
+// final texts of r. It returns the differing slot keys and reasons; an empty
+// list means the host writes exactly slim's bytes.
+func (w *world) hostCheck(text string, r *resolution) ([]string, map[string]string) {
+	reasons := map[string]string{}
+	var bad []string
+	fail := func(key, why string) {
+		if _, ok := reasons[key]; !ok {
+			bad = append(bad, key)
+			reasons[key] = why
+		}
+	}
+	keyOf := func(abs string) string {
+		v := w.check(abs)
+		if !v.Inside {
+			return abs
+		}
+		k, err := w.key(v.Physical)
+		if err != nil {
+			return abs
+		}
+		return k
+	}
+	read := func(abs string) hostFile {
+		s := w.snaps[keyOf(abs)]
+		if s == nil {
+			return hostFile{}
+		}
+		return hostFile{data: s.data, exists: s.exists || s.other, dir: s.other}
+	}
+	hr, err := hostApply(text, w.dir, w.flavor, read)
+	if err != nil {
+		var he *hostError
+		why := "the host would fail: " + err.Error()
+		if errors.As(err, &he) && he.path != "" {
+			fail(keyOf(he.path), why)
+			return bad, reasons
+		}
+		for _, k := range r.touched {
+			fail(k, why)
+		}
+		if len(bad) == 0 {
+			fail(w.dir, why)
+		}
+		return bad, reasons
+	}
+	got := map[string][]byte{}
+	wrote := map[string]bool{}
+	for _, p := range hr.paths {
+		k := keyOf(p)
+		got[k] = hr.finals[p]
+		wrote[k] = true
+	}
+	for _, k := range r.touched {
+		want := r.finals[k]
+		var have []byte
+		if wrote[k] {
+			have = got[k]
+		} else if s := w.snaps[k]; s != nil && s.exists {
+			have = s.data
+		}
+		if !sameFinal(want, have) {
+			fail(k, "the host would write different bytes"+firstDiff(want, have))
+		}
+	}
+	for k := range wrote {
+		if _, ok := r.finals[k]; !ok {
+			fail(k, "the host would write a file slim does not")
+		}
+	}
+	return bad, reasons
+}
+
+// firstDiff describes where two texts first differ.
+func firstDiff(want, have []byte) string {
+	switch {
+	case want == nil && have != nil:
+		return " (the file would remain)"
+	case want != nil && have == nil:
+		return " (the file would be missing)"
+	}
+	n := 0
+	for n < len(want) && n < len(have) && want[n] == have[n] {
+		n++
+	}
+	line := bytes.Count(want[:n], []byte("\n")) + 1
+	return fmt.Sprintf(" (first difference at line %d)", line)
+}
+
+// modeOf is the permission bits a new file gets: 0666 less the umask,
+// which the open call applies.
+const newFileMode fs.FileMode = 0o666
+
+var _ = strings.TrimSpace

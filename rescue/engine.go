@@ -1,0 +1,393 @@
+package rescue
+
+import (
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+
+	"github.com/slimgate/slim/internal/slimerr"
+	"github.com/slimgate/slim/worktree"
+	"github.com/slimgate/slim/worktree/hostpath"
+)
+
+// This file resolves a whole patch against the files: containment of every
+// target, a snapshot of every file read, staging keyed by file identity,
+// and the lineage of each file's content through Add, Update, Move and
+// Delete, so that each file has exactly one final text (rescue.md W5).
+
+const (
+	verifyPrefix   = "apply_patch verification failed: "
+	internalPrefix = "apply_patch internal error: "
+)
+
+func verifyErr(format string, args ...any) error {
+	return &slimerr.Error{Kind: slimerr.Verification, Code: slimerr.CodeVerificationFailed, Message: verifyPrefix + fmt.Sprintf(format, args...)}
+}
+
+func internalErr(err error, format string, args ...any) error {
+	return &slimerr.Error{Kind: slimerr.Internal, Code: slimerr.CodeInternal, Message: internalPrefix + fmt.Sprintf(format, args...), Err: err}
+}
+
+// snapshot is one file as it was on disk when first read.
+type snapshot struct {
+	physical string
+	exists   bool // exists as a regular file
+	other    bool // exists but is not a regular file
+	data     []byte
+	mode     fs.FileMode
+	info     fs.FileInfo
+	text     *fileText // nil until parsed
+	textErr  error
+}
+
+// world is the on-disk state the engine sees: containment verdicts and file
+// snapshots, each taken once, so a re-resolution (re-verification, the host
+// model) reads nothing again and apply compares against the same bytes.
+type world struct {
+	dir      string // the session directory as given (lexical)
+	flavor   hostpath.Flavor
+	guard    *worktree.Guard
+	verdicts map[string]worktree.Verdict
+	snaps    map[string]*snapshot // by physical path
+	// ids maps a physical path to its slot key: the first physical path
+	// seen for the same file identity (hard links, case variants).
+	ids map[string]string
+}
+
+func newWorld(dir string, flavor hostpath.Flavor, g *worktree.Guard) *world {
+	return &world{dir: dir, flavor: flavor, guard: g, verdicts: map[string]worktree.Verdict{}, snaps: map[string]*snapshot{}, ids: map[string]string{}}
+}
+
+func (w *world) check(path string) worktree.Verdict {
+	if v, ok := w.verdicts[path]; ok {
+		return v
+	}
+	v := w.guard.Check(path)
+	w.verdicts[path] = v
+	return v
+}
+
+// snap returns the snapshot of a physical path, taking it on first use.
+func (w *world) snap(physical string) (*snapshot, error) {
+	if s, ok := w.snaps[physical]; ok {
+		return s, nil
+	}
+	s := &snapshot{physical: physical}
+	fi, err := os.Stat(physical)
+	switch {
+	case err == nil && fi.Mode().IsRegular():
+		s.exists, s.info, s.mode = true, fi, fi.Mode().Perm()
+		data, err := os.ReadFile(physical)
+		if err != nil {
+			return nil, internalErr(err, "Failed to read file for patch verification: %s", physical)
+		}
+		s.data = data
+	case err == nil:
+		s.other, s.info = true, fi
+	case errors.Is(err, fs.ErrNotExist) || isNotDir(err):
+	default:
+		return nil, internalErr(err, "Failed to stat file for patch verification: %s", physical)
+	}
+	w.snaps[physical] = s
+	return s, nil
+}
+
+// key returns the slot key of a physical path: existing files are keyed by
+// identity, new ones by their physical path.
+func (w *world) key(physical string) (string, error) {
+	if k, ok := w.ids[physical]; ok {
+		return k, nil
+	}
+	s, err := w.snap(physical)
+	if err != nil {
+		return "", err
+	}
+	k := physical
+	if s.info != nil {
+		for p, other := range w.ids {
+			if p != other {
+				continue
+			}
+			if o := w.snaps[p]; o != nil && o.info != nil && os.SameFile(o.info, s.info) {
+				k = p
+				break
+			}
+		}
+	}
+	w.ids[physical] = k
+	return k, nil
+}
+
+// text returns the parsed text of an existing snapshot.
+func (s *snapshot) parsed() (*fileText, error) {
+	if s.text == nil && s.textErr == nil {
+		s.text, s.textErr = parseText(s.data)
+	}
+	return s.text, s.textErr
+}
+
+// lineage follows one file content through the patch: from its origin on
+// disk (or an Add) to its final place (or its deletion).
+type lineage struct {
+	first   int    // index of the first hunk that touched it
+	origin  string // slot key of the origin on disk; "" for an added file
+	srcPath string // path as written (normalised) of the origin or the Add
+	srcAbs  string
+	base    *fileText // the origin's text (nil for an added file)
+	// cur is the current text; dest the slot it occupies ("" when deleted).
+	cur      *fileText
+	dest     string
+	destPath string // path as written of the destination
+	destAbs  string
+	mode     fs.FileMode
+	hunks    int // hunks that touched it
+	// For a lineage touched by exactly one Update: that hunk and its
+	// placements, rendered chunk by chunk.
+	update     *Hunk
+	placements []*Placement
+	chunks     []*Chunk
+	// exactOnly is set above the size cap.
+	exactOnly bool
+}
+
+// slotState is the staged state of one slot.
+type slotState struct {
+	exists bool
+	lin    *lineage
+}
+
+// resolution is the outcome of resolving one patch.
+type resolution struct {
+	lineages []*lineage
+	repairs  []Repair
+	chunks   []ChunkReport
+	// finals maps each touched slot key to its final content (nil when
+	// the slot ends absent).
+	finals  map[string][]byte
+	touched []string // slot keys in first-touch order
+	abs     map[string]string
+	changed bool // a rescue or repair made the input unusable as is
+}
+
+// target is one hunk path resolved.
+type target struct {
+	written string // normalised spelling for output
+	abs     string // lexical absolute, for messages
+	key     string
+	snap    *snapshot
+}
+
+// resolve runs the hunks of p in order against w. On failure it also
+// returns the slot key of the hunk that failed, when known.
+func (w *world) resolve(p *Patch) (*resolution, string, error) {
+	failKey := ""
+	r, err := w.resolveHunks(p, &failKey)
+	return r, failKey, err
+}
+
+func (w *world) resolveHunks(p *Patch, failKey *string) (*resolution, error) {
+	r := &resolution{finals: map[string][]byte{}, abs: map[string]string{}}
+	states := map[string]*slotState{}
+	get := func(t target) *slotState {
+		if st, ok := states[t.key]; ok {
+			return st
+		}
+		st := &slotState{exists: t.snap.exists || t.snap.other}
+		states[t.key] = st
+		r.touched = append(r.touched, t.key)
+		r.abs[t.key] = t.abs
+		return st
+	}
+	origin := func(idx int, t target, st *slotState, op string) (*lineage, error) {
+		if !st.exists {
+			return nil, verifyErr("Failed to read file to %s: %s", op, t.abs)
+		}
+		if st.lin != nil {
+			return st.lin, nil
+		}
+		if t.snap.other {
+			return nil, verifyErr("Failed to read file to %s: %s", op, t.abs)
+		}
+		txt, err := t.snap.parsed()
+		if err != nil {
+			return nil, verifyErr("Refusing binary or non-UTF-8 file: %s", t.abs)
+		}
+		l := &lineage{first: idx, origin: t.key, srcPath: t.written, srcAbs: t.abs, base: txt, cur: txt,
+			dest: t.key, destPath: t.written, destAbs: t.abs, mode: t.snap.mode, exactOnly: len(t.snap.data) > MaxRescueSize}
+		st.lin = l
+		r.lineages = append(r.lineages, l)
+		return l, nil
+	}
+	chunkIndex := 0
+	for idx, h := range p.Hunks {
+		src, err := w.target(h.Path, r)
+		if err != nil {
+			return nil, err
+		}
+		*failKey = src.key
+		if src.written != h.Path {
+			r.repairs = append(r.repairs, Repair{Kind: RepairAbsolutePath, Line: h.Line})
+		}
+		st := get(src)
+		switch h.Kind {
+		case HunkAdd:
+			if st.exists {
+				return nil, verifyErr("Add File target already exists: %s", src.abs)
+			}
+			txt, err := parseText(textFromAdd(h.Add))
+			if err != nil {
+				return nil, verifyErr("Refusing binary or non-UTF-8 file: %s", src.abs)
+			}
+			l := &lineage{first: idx, srcPath: src.written, srcAbs: src.abs, cur: txt, dest: src.key, destPath: src.written, destAbs: src.abs, hunks: 1}
+			st.exists, st.lin = true, l
+			r.lineages = append(r.lineages, l)
+		case HunkDelete:
+			l, err := origin(idx, src, st, "delete")
+			if err != nil {
+				return nil, err
+			}
+			l.hunks++
+			if l.hunks > 1 {
+				r.repairs = append(r.repairs, Repair{Kind: RepairSamePathMerged, Line: h.Line})
+			}
+			l.dest, l.cur = "", nil
+			st.exists, st.lin = false, nil
+		case HunkUpdate:
+			l, err := origin(idx, src, st, "update")
+			if err != nil {
+				return nil, err
+			}
+			var dst target
+			move := h.Move != ""
+			if move {
+				dst, err = w.target(h.Move, r)
+				if err != nil {
+					return nil, err
+				}
+				if dst.key != src.key {
+					*failKey = dst.key
+				}
+				if dst.written != h.Move {
+					r.repairs = append(r.repairs, Repair{Kind: RepairAbsolutePath, Line: h.Line + 1})
+				}
+				if dst.key == src.key {
+					move = false
+					r.repairs = append(r.repairs, Repair{Kind: RepairSelfMoveDropped, Line: h.Line + 1})
+				} else if get(dst).exists {
+					return nil, verifyErr("Move destination already exists: %s", dst.abs)
+				}
+			}
+			view := NewFileView(l.cur.lines, l.exactOnly)
+			var pls []*Placement
+			var chs []*Chunk
+			cursor := 0
+			for _, ch := range h.Chunks {
+				if len(ch.Lines) == 0 {
+					continue // an empty chunk changes nothing
+				}
+				pl, err := view.Place(ch, cursor, src.abs)
+				if err != nil {
+					*failKey = src.key
+					return nil, err
+				}
+				if len(pls) > 0 && pl.Start < pls[len(pls)-1].End {
+					return nil, verifyErr("Overlapping patch chunks in %s", src.abs)
+				}
+				pls = append(pls, pl)
+				chs = append(chs, ch)
+				cursor = pl.Cursor
+				r.repairs = append(r.repairs, pl.Repairs...)
+				r.chunks = append(r.chunks, chunkReport(chunkIndex, src.written, ch, pl))
+				chunkIndex++
+			}
+			l.hunks++
+			if l.hunks == 1 {
+				l.update, l.placements, l.chunks = h, pls, chs
+			} else {
+				r.repairs = append(r.repairs, Repair{Kind: RepairSamePathMerged, Line: h.Line})
+			}
+			l.cur = l.cur.applyPlacements(pls)
+			if move {
+				st.exists, st.lin = false, nil
+				dstState := get(dst)
+				dstState.exists, dstState.lin = true, l
+				l.dest, l.destPath, l.destAbs = dst.key, dst.written, dst.abs
+			}
+		}
+	}
+	for _, key := range r.touched {
+		st := states[key]
+		if st.exists && st.lin != nil {
+			r.finals[key] = st.lin.cur.bytes()
+		} else if st.exists {
+			s := w.snaps[key]
+			r.finals[key] = s.data
+		} else {
+			r.finals[key] = nil
+		}
+	}
+	return r, nil
+}
+
+// target resolves one hunk path: containment was checked before; here the
+// path gets its slot key, snapshot and output spelling.
+func (w *world) target(path string, r *resolution) (target, error) {
+	v := w.check(path)
+	if !v.Inside {
+		return target{}, w.guard.BlockError("apply_patch", v)
+	}
+	key, err := w.key(v.Physical)
+	if err != nil {
+		return target{}, err
+	}
+	t := target{written: path, abs: v.Abs, key: key, snap: w.snaps[key]}
+	if t.snap == nil {
+		t.snap = w.snaps[v.Physical]
+	}
+	if w.flavor.Concrete().IsAbs(path) {
+		rel := w.flavor.Concrete().Relative(w.dir, v.Abs)
+		if w.flavor.Concrete() == hostpath.Win32 {
+			rel = filepath.ToSlash(rel)
+			rel = replaceBackslash(rel)
+		}
+		if rel == "" {
+			rel = "."
+		}
+		t.written = rel
+	}
+	return t, nil
+}
+
+func replaceBackslash(s string) string {
+	b := []byte(s)
+	for i := range b {
+		if b[i] == '\\' {
+			b[i] = '/'
+		}
+	}
+	return string(b)
+}
+
+func chunkReport(index int, path string, ch *Chunk, pl *Placement) ChunkReport {
+	c := ChunkReport{Index: index, Path: path, Strategy: pl.Strategy, Line: pl.Start + 1,
+		Score: pl.Score, Needed: pl.Needed, Candidates: pl.Candidates}
+	for _, l := range ch.Lines {
+		if l.Op != OpAdd {
+			c.OldCount++
+		}
+		if l.Op != OpDelete {
+			c.NewCount++
+		}
+	}
+	for _, l := range pl.Lines {
+		if l.Op == OpDelete {
+			c.DeletedLines++
+		}
+	}
+	if c.Candidates == nil {
+		c.Candidates = []int{}
+	}
+	return c
+}

@@ -1,0 +1,343 @@
+package rescue
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/slimgate/slim/worktree/hostpath"
+)
+
+// This file models the apply_patch tool of the pinned host, opencode-ai
+// 1.18.33, closely enough to predict the bytes it writes for a patch slim
+// hands on (ERRATA 22). The model, read from the host's shipped code:
+//
+//   - Parsing: the text is trimmed and split on LF only, so a CR stays in
+//     the line. Begin and End are the first lines equal to the markers
+//     after trimming. Lines the parser does not know are skipped: body lines
+//     before the first @@, blank lines in chunks, junk between hunks. The @@
+//     text is trimmed. "*** End of File" is never honoured.
+//   - An Add's content is its "+" lines joined with LF, plus LF unless empty
+//     or already ending with LF. It overwrites.
+//   - An Update reads the file from disk (never the result of an earlier
+//     hunk), sets a BOM aside, splits on LF and drops one trailing empty
+//     element. Each @@ text must be found from the cursor; a chunk's old
+//     lines are searched from the cursor, taking the first match on the
+//     rungs exact, trim-end, trim, and fold+trim; a miss is retried without
+//     a trailing empty old line. A pure insertion goes to the end of the
+//     file (before a last empty line). The result always ends with LF
+//     unless it is empty; the BOM is restored.
+//   - Move writes the destination and then removes the source; Delete
+//     removes. Every hunk is planned before anything is written.
+//
+// The model works on the snapshot slim read, never on the disk.
+
+// hostFile is a file as the host model sees it.
+type hostFile struct {
+	data   []byte
+	exists bool
+	dir    bool
+}
+
+// hostResult is the host's outcome: for each resolved path it wrote or
+// removed, the final bytes (nil when removed), in write order.
+type hostResult struct {
+	paths  []string
+	finals map[string][]byte
+}
+
+// hostError is a failure of the host on a patch, with the path it was
+// working on.
+type hostError struct {
+	path string
+	msg  string
+}
+
+func (e *hostError) Error() string { return e.msg }
+
+type hostChunk struct {
+	old, new []string
+	ctx      string
+}
+
+type hostHunk struct {
+	kind    HunkKind
+	path    string
+	move    string
+	content string
+	chunks  []hostChunk
+}
+
+// hostParse parses patch text the way the host does.
+func hostParse(text string) ([]hostHunk, error) {
+	lines := strings.Split(TrimJS(text), "\n")
+	begin, end := -1, -1
+	for i, l := range lines {
+		if begin < 0 && TrimJS(l) == beginMarker {
+			begin = i
+		}
+		if end < 0 && TrimJS(l) == endMarker {
+			end = i
+		}
+	}
+	if begin < 0 || end < 0 || begin >= end {
+		return nil, &hostError{msg: "Invalid patch format: missing Begin/End markers"}
+	}
+	var hunks []hostHunk
+	for i := begin + 1; i < end; {
+		l := lines[i]
+		var h hostHunk
+		next := i + 1
+		switch {
+		case strings.HasPrefix(l, addHeader):
+			h = hostHunk{kind: HunkAdd, path: TrimJS(l[len(addHeader):])}
+		case strings.HasPrefix(l, deleteHeader):
+			h = hostHunk{kind: HunkDelete, path: TrimJS(l[len(deleteHeader):])}
+		case strings.HasPrefix(l, updateHeader):
+			h = hostHunk{kind: HunkUpdate, path: TrimJS(l[len(updateHeader):])}
+			if next < len(lines) && strings.HasPrefix(lines[next], moveHeader) {
+				h.move = TrimJS(lines[next][len(moveHeader):])
+				next++
+			}
+		default:
+			i++
+			continue
+		}
+		if h.path == "" {
+			i++
+			continue
+		}
+		switch h.kind {
+		case HunkAdd:
+			var b strings.Builder
+			for next < len(lines) && !strings.HasPrefix(lines[next], "***") {
+				if strings.HasPrefix(lines[next], "+") {
+					b.WriteString(lines[next][1:])
+					b.WriteByte('\n')
+				}
+				next++
+			}
+			h.content = strings.TrimSuffix(b.String(), "\n")
+		case HunkUpdate:
+			for next < len(lines) && !strings.HasPrefix(lines[next], "***") {
+				if !strings.HasPrefix(lines[next], "@@") {
+					next++
+					continue
+				}
+				c := hostChunk{ctx: TrimJS(lines[next][2:])}
+				next++
+				for next < len(lines) && !strings.HasPrefix(lines[next], "@@") && !strings.HasPrefix(lines[next], "***") {
+					s := lines[next]
+					switch {
+					case strings.HasPrefix(s, " "):
+						c.old = append(c.old, s[1:])
+						c.new = append(c.new, s[1:])
+					case strings.HasPrefix(s, "-"):
+						c.old = append(c.old, s[1:])
+					case strings.HasPrefix(s, "+"):
+						c.new = append(c.new, s[1:])
+					}
+					next++
+				}
+				h.chunks = append(h.chunks, c)
+			}
+		}
+		hunks = append(hunks, h)
+		i = next
+	}
+	return hunks, nil
+}
+
+// hostFold is the host's fold of typographic characters.
+func hostFold(s string) string {
+	if isASCII(s) {
+		return s
+	}
+	var b strings.Builder
+	for _, r := range s {
+		switch {
+		case r >= 0x2018 && r <= 0x201B:
+			b.WriteByte('\'')
+		case r >= 0x201C && r <= 0x201F:
+			b.WriteByte('"')
+		case r >= 0x2010 && r <= 0x2015:
+			b.WriteByte('-')
+		case r == 0x2026:
+			b.WriteString("...")
+		case r == 0x00A0:
+			b.WriteByte(' ')
+		default:
+			b.WriteRune(r)
+		}
+	}
+	return b.String()
+}
+
+var hostRungs = []func(a, b string) bool{
+	func(a, b string) bool { return a == b },
+	func(a, b string) bool { return TrimEndJS(a) == TrimEndJS(b) },
+	func(a, b string) bool { return TrimJS(a) == TrimJS(b) },
+	func(a, b string) bool { return hostFold(TrimJS(a)) == hostFold(TrimJS(b)) },
+}
+
+// hostSeek returns the first position at or after start where pattern
+// matches, trying each rung over the whole range before the next.
+func hostSeek(lines, pattern []string, start int) int {
+	if len(pattern) == 0 {
+		return -1
+	}
+	for _, eq := range hostRungs {
+	next:
+		for p := start; p <= len(lines)-len(pattern); p++ {
+			for k, s := range pattern {
+				if !eq(lines[p+k], s) {
+					continue next
+				}
+			}
+			return p
+		}
+	}
+	return -1
+}
+
+const bomChar = "\uFEFF"
+
+// hostDerive computes an Update's new content from the file's text.
+func hostDerive(abs string, chunks []hostChunk, text string) (string, error) {
+	bom := strings.HasPrefix(text, bomChar)
+	text = strings.TrimPrefix(text, bomChar)
+	lines := strings.Split(text, "\n")
+	if len(lines) > 0 && lines[len(lines)-1] == "" {
+		lines = lines[:len(lines)-1]
+	}
+	type repl struct {
+		start, del int
+		add        []string
+	}
+	var rs []repl
+	cursor := 0
+	for _, c := range chunks {
+		if c.ctx != "" {
+			p := hostSeek(lines, []string{c.ctx}, cursor)
+			if p < 0 {
+				return "", fmt.Errorf("Failed to find context '%s' in %s", c.ctx, abs)
+			}
+			cursor = p + 1
+		}
+		if len(c.old) == 0 {
+			at := len(lines)
+			if at > 0 && lines[at-1] == "" {
+				at--
+			}
+			rs = append(rs, repl{at, 0, c.new})
+			continue
+		}
+		old, nw := c.old, c.new
+		p := hostSeek(lines, old, cursor)
+		if p < 0 && old[len(old)-1] == "" {
+			old = old[:len(old)-1]
+			if len(nw) > 0 && nw[len(nw)-1] == "" {
+				nw = nw[:len(nw)-1]
+			}
+			p = hostSeek(lines, old, cursor)
+		}
+		if p < 0 {
+			return "", fmt.Errorf("Failed to find expected lines in %s:\n%s", abs, strings.Join(c.old, "\n"))
+		}
+		rs = append(rs, repl{p, len(old), nw})
+		cursor = p + len(old)
+	}
+	// A stable sort by start, then splice from the last to the first.
+	for i := 1; i < len(rs); i++ {
+		for j := i; j > 0 && rs[j].start < rs[j-1].start; j-- {
+			rs[j], rs[j-1] = rs[j-1], rs[j]
+		}
+	}
+	out := append([]string(nil), lines...)
+	for i := len(rs) - 1; i >= 0; i-- {
+		r := rs[i]
+		s, e := r.start, r.start+r.del
+		if s > len(out) {
+			s = len(out)
+		}
+		if e > len(out) {
+			e = len(out)
+		}
+		tail := append([]string(nil), out[e:]...)
+		out = append(append(out[:s], r.add...), tail...)
+	}
+	if len(out) == 0 || out[len(out)-1] != "" {
+		out = append(out, "")
+	}
+	content := strings.Join(out, "\n")
+	if strings.HasPrefix(content, bomChar) {
+		bom = true
+		content = content[len(bomChar):]
+	}
+	if bom {
+		content = bomChar + content
+	}
+	return content, nil
+}
+
+// hostApply runs the host model on text. read returns the snapshot of a
+// resolved path.
+func hostApply(text, dir string, flavor hostpath.Flavor, read func(abs string) hostFile) (*hostResult, error) {
+	hunks, err := hostParse(text)
+	if err != nil {
+		return nil, err
+	}
+	if len(hunks) == 0 {
+		return nil, &hostError{msg: "no hunks found"}
+	}
+	f := flavor.Concrete()
+	type write struct {
+		path   string
+		data   []byte
+		remove bool
+	}
+	var plan []write
+	for _, h := range hunks {
+		abs := f.Resolve(dir, h.path)
+		switch h.kind {
+		case HunkAdd:
+			c := h.content
+			if c != "" && !strings.HasSuffix(c, "\n") {
+				c += "\n"
+			}
+			plan = append(plan, write{path: abs, data: []byte(c)})
+		case HunkDelete:
+			hf := read(abs)
+			if !hf.exists || hf.dir {
+				return nil, &hostError{path: abs, msg: "Failed to read file for deletion: " + abs}
+			}
+			plan = append(plan, write{path: abs, remove: true})
+		case HunkUpdate:
+			hf := read(abs)
+			if !hf.exists || hf.dir {
+				return nil, &hostError{path: abs, msg: "Failed to read file to update: " + abs}
+			}
+			content, err := hostDerive(abs, h.chunks, string(hf.data))
+			if err != nil {
+				return nil, &hostError{path: abs, msg: err.Error()}
+			}
+			if h.move != "" {
+				dst := f.Resolve(dir, h.move)
+				plan = append(plan, write{path: dst, data: []byte(content)}, write{path: abs, remove: true})
+			} else {
+				plan = append(plan, write{path: abs, data: []byte(content)})
+			}
+		}
+	}
+	res := &hostResult{finals: map[string][]byte{}}
+	for _, w := range plan {
+		if _, seen := res.finals[w.path]; !seen {
+			res.paths = append(res.paths, w.path)
+		}
+		if w.remove {
+			res.finals[w.path] = nil
+		} else {
+			res.finals[w.path] = w.data
+		}
+	}
+	return res, nil
+}

@@ -1,0 +1,374 @@
+package rescue
+
+import (
+	"regexp"
+	"strings"
+
+	"github.com/slimgate/slim/internal/slimerr"
+)
+
+// This file is the patch parser: the strict grammar of the Codex format,
+// with the anchor's validation messages, plus the harmless variants that
+// DECISIONS.md rescue 7 accepts. Each accepted variant is recorded as a
+// Repair, and a patch that needed one is handed on rewritten.
+
+// Repair kinds recorded by the parser and the engine (ERRATA 4).
+const (
+	RepairPatchEOL         = "patch_eol"
+	RepairHeredoc          = "heredoc"
+	RepairApplyPatchPrefix = "apply_patch_prefix"
+	RepairCodeFence        = "code_fence"
+	RepairPaddedMarker     = "padded_marker"
+	RepairPaddedHeader     = "padded_header"
+	RepairMissingChunkHead = "missing_chunk_header"
+	RepairBlankContextLine = "blank_context_line"
+	RepairNestedContext    = "nested_context"
+	RepairAbsolutePath     = "absolute_path"
+	RepairSelfMoveDropped  = "self_move_dropped"
+	RepairSamePathMerged   = "same_path_merged"
+	RepairHostEOL          = "host_eol"
+	validationPrefix       = "apply_patch validation failed: "
+	invalidFormat          = "Invalid patch format: "
+	beginMarker            = "*** Begin Patch"
+	endMarker              = "*** End Patch"
+	eofMarker              = "*** End of File"
+	addHeader              = "*** Add File:"
+	deleteHeader           = "*** Delete File:"
+	updateHeader           = "*** Update File:"
+	moveHeader             = "*** Move to:"
+)
+
+// HunkKind is the operation of one file section.
+type HunkKind int
+
+// The three file operations.
+const (
+	HunkAdd HunkKind = iota
+	HunkDelete
+	HunkUpdate
+)
+
+func (k HunkKind) String() string {
+	switch k {
+	case HunkAdd:
+		return "add"
+	case HunkDelete:
+		return "delete"
+	default:
+		return "update"
+	}
+}
+
+// Hunk is one file operation of a patch.
+type Hunk struct {
+	Kind HunkKind
+	Path string // as written, trimmed
+	Move string // Update only; "" when none
+	// Add holds the text after each "+" of an Add body.
+	Add    []string
+	Chunks []*Chunk
+	Line   int // 1-based patch line of the header
+}
+
+// Patch is a parsed patch.
+type Patch struct {
+	Hunks   []*Hunk
+	Repairs []Repair
+}
+
+var (
+	heredocOpen    = regexp.MustCompile(`^(?:cat\s+)?<<-?\s*['"]?(\w+)['"]?\s*$`)
+	applyPatchOpen = regexp.MustCompile(`^(?:cd\s+\S+\s*&&\s*)?(?:apply_patch|applypatch)\s*<<-?\s*['"]?(\w+)['"]?\s*$`)
+)
+
+type pline struct {
+	text string
+	num  int // 1-based line in the input
+}
+
+func validationErr(format string) error {
+	return &slimerr.Error{Kind: slimerr.Validation, Code: slimerr.CodeMalformedPatch, Message: validationPrefix + format}
+}
+
+func showLine(s string) string {
+	if s == "" {
+		return "<empty>"
+	}
+	return s
+}
+
+func isBlank(s string) bool { return TrimJS(s) == "" }
+
+// Parse parses patch text. Every failure is a *slimerr.Error of kind
+// validation whose message starts "apply_patch validation failed: ".
+func Parse(text []byte) (*Patch, error) {
+	p := &Patch{}
+	raw := string(text)
+	if strings.ContainsRune(raw, '\r') {
+		before := raw[:strings.IndexByte(raw, '\r')]
+		p.Repairs = append(p.Repairs, Repair{Kind: RepairPatchEOL, Line: strings.Count(before, "\n") + 1})
+		raw = strings.ReplaceAll(raw, "\r\n", "\n")
+		raw = strings.ReplaceAll(raw, "\r", "\n")
+	}
+	split := strings.Split(raw, "\n")
+	lines := make([]pline, len(split))
+	for i, s := range split {
+		lines[i] = pline{s, i + 1}
+	}
+	lo, hi := 0, len(lines)-1
+	trim := func() {
+		for lo <= hi && isBlank(lines[lo].text) {
+			lo++
+		}
+		for hi >= lo && isBlank(lines[hi].text) {
+			hi--
+		}
+	}
+	trim()
+	if lo > hi {
+		return nil, validationErr(invalidFormat + "missing Begin/End markers")
+	}
+	firstNum := lines[lo].num
+
+	// Wrappers: code fences, heredocs and an "apply_patch <<'EOF'" line, in
+	// any nesting, each only when it encloses the whole text.
+	for changed := true; changed && lo < hi; {
+		changed = false
+		first, last := TrimJS(lines[lo].text), TrimJS(lines[hi].text)
+		switch {
+		case (strings.HasPrefix(first, "```") || strings.HasPrefix(first, "~~~")) && (last == "```" || last == "~~~") && last == first[:3]:
+			p.Repairs = append(p.Repairs, Repair{Kind: RepairCodeFence, Line: lines[lo].num})
+			lo, hi, changed = lo+1, hi-1, true
+		case heredocOpen.MatchString(first):
+			delim := heredocOpen.FindStringSubmatch(first)[1]
+			if last == delim {
+				p.Repairs = append(p.Repairs, Repair{Kind: RepairHeredoc, Line: lines[lo].num})
+				lo, hi, changed = lo+1, hi-1, true
+			}
+		case applyPatchOpen.MatchString(first):
+			delim := applyPatchOpen.FindStringSubmatch(first)[1]
+			p.Repairs = append(p.Repairs, Repair{Kind: RepairApplyPatchPrefix, Line: lines[lo].num})
+			lo, changed = lo+1, true
+			if last == delim {
+				hi--
+			}
+		}
+		trim()
+	}
+
+	begin, end := -1, -1
+	for i := lo; i <= hi; i++ {
+		if TrimJS(lines[i].text) == beginMarker {
+			begin = i
+			break
+		}
+	}
+	if begin >= 0 {
+		for i := begin + 1; i <= hi; i++ {
+			if TrimEndJS(lines[i].text) == endMarker {
+				end = i
+				break
+			}
+		}
+		if end < 0 && hi > begin && TrimJS(lines[hi].text) == endMarker {
+			end = hi
+			p.Repairs = append(p.Repairs, Repair{Kind: RepairPaddedMarker, Line: lines[hi].num})
+		}
+	}
+	if begin < 0 || end < 0 {
+		return nil, validationErr(invalidFormat + "missing Begin/End markers")
+	}
+	for i := lo; i < begin; i++ {
+		if !isBlank(lines[i].text) {
+			return nil, validationErr(invalidFormat + "unexpected line before Begin Patch: " + showLine(lines[i].text))
+		}
+	}
+	for i := end + 1; i <= hi; i++ {
+		if !isBlank(lines[i].text) {
+			return nil, validationErr(invalidFormat + "unexpected line after End Patch: " + showLine(lines[i].text))
+		}
+	}
+	if b := lines[begin]; b.num != firstNum && b.text != strings.TrimLeftFunc(b.text, IsJSSpace) {
+		p.Repairs = append(p.Repairs, Repair{Kind: RepairPaddedMarker, Line: b.num})
+	}
+
+	body := lines[begin+1 : end]
+	for i := 0; i < len(body); {
+		l := body[i]
+		if isBlank(l.text) {
+			i++
+			continue
+		}
+		kind, path, ok := parseHeader(l.text)
+		if !ok {
+			return nil, validationErr(invalidFormat + "unexpected line between hunks: " + showLine(l.text))
+		}
+		if l.text != strings.TrimLeftFunc(l.text, IsJSSpace) {
+			p.Repairs = append(p.Repairs, Repair{Kind: RepairPaddedHeader, Line: l.num})
+		}
+		h := &Hunk{Kind: kind, Path: path, Line: l.num}
+		i++
+		switch kind {
+		case HunkDelete:
+		case HunkAdd:
+			for i < len(body) {
+				t := body[i].text
+				if strings.HasPrefix(t, "+") {
+					h.Add = append(h.Add, t[1:])
+					i++
+					continue
+				}
+				if isBlank(t) {
+					// A blank line ends the body unless more content follows.
+					j := i
+					for j < len(body) && isBlank(body[j].text) {
+						j++
+					}
+					if j < len(body) && strings.HasPrefix(body[j].text, "+") {
+						return nil, validationErr(invalidFormat + "unexpected line in Add File body: " + showLine(t))
+					}
+					break
+				}
+				if strings.HasPrefix(strings.TrimLeftFunc(t, IsJSSpace), "***") {
+					break
+				}
+				return nil, validationErr(invalidFormat + "unexpected line in Add File body: " + showLine(t))
+			}
+		case HunkUpdate:
+			if i < len(body) {
+				t := strings.TrimLeftFunc(body[i].text, IsJSSpace)
+				if strings.HasPrefix(t, moveHeader) {
+					mv := TrimJS(t[len(moveHeader):])
+					if mv == "" {
+						return nil, validationErr(invalidFormat + "unexpected line between hunks: " + showLine(l.text))
+					}
+					if t != body[i].text {
+						p.Repairs = append(p.Repairs, Repair{Kind: RepairPaddedHeader, Line: body[i].num})
+					}
+					h.Move = mv
+					i++
+				}
+			}
+			n, err := parseUpdateBody(p, h, body[i:])
+			if err != nil {
+				return nil, err
+			}
+			i += n
+		}
+		p.Hunks = append(p.Hunks, h)
+	}
+	if len(p.Hunks) == 0 {
+		if end == begin+1 {
+			return nil, validationErr("empty patch")
+		}
+		return nil, validationErr("no hunks found")
+	}
+	return p, nil
+}
+
+// parseHeader recognises a hunk header, padded or not.
+func parseHeader(line string) (HunkKind, string, bool) {
+	t := strings.TrimLeftFunc(line, IsJSSpace)
+	for _, h := range []struct {
+		prefix string
+		kind   HunkKind
+	}{{addHeader, HunkAdd}, {deleteHeader, HunkDelete}, {updateHeader, HunkUpdate}} {
+		if strings.HasPrefix(t, h.prefix) {
+			path := TrimJS(t[len(h.prefix):])
+			if path == "" {
+				return 0, "", false
+			}
+			return h.kind, path, true
+		}
+	}
+	return 0, "", false
+}
+
+// parseUpdateBody parses the chunks of an Update hunk and returns how many
+// lines it consumed.
+func parseUpdateBody(p *Patch, h *Hunk, body []pline) (int, error) {
+	var cur *Chunk
+	i := 0
+loop:
+	for ; i < len(body); i++ {
+		l := body[i]
+		t := l.text
+		switch {
+		case strings.HasPrefix(t, "***"):
+			if TrimEndJS(t) != eofMarker || cur == nil {
+				break loop
+			}
+			if t != eofMarker {
+				p.Repairs = append(p.Repairs, Repair{Kind: RepairPaddedMarker, Line: l.num})
+			}
+			cur.EOF = true
+			cur = nil
+		case strings.HasPrefix(t, "@@"):
+			if cur == nil || len(cur.Lines) > 0 || cur.EOF {
+				cur = &Chunk{Line: l.num}
+				h.Chunks = append(h.Chunks, cur)
+			}
+			ctx := t[2:]
+			if strings.HasPrefix(ctx, " ") {
+				ctx = ctx[1:]
+			}
+			if TrimJS(ctx) != "" {
+				cur.Contexts = append(cur.Contexts, Context{Text: ctx, Line: l.num})
+			}
+		case t == "" || t[0] == ' ' || t[0] == '-' || t[0] == '+':
+			if cur == nil {
+				if t == "" {
+					continue // blank lines between chunks
+				}
+				p.Repairs = append(p.Repairs, Repair{Kind: RepairMissingChunkHead, Line: l.num})
+				cur = &Chunk{Line: l.num}
+				h.Chunks = append(h.Chunks, cur)
+			}
+			if t == "" {
+				cur.Lines = append(cur.Lines, ChunkLine{Op: OpContext, Text: "", Line: l.num})
+				continue
+			}
+			cur.Lines = append(cur.Lines, ChunkLine{Op: Op(t[0]), Text: t[1:], Line: l.num})
+		default:
+			if len(h.Chunks) == 0 {
+				return 0, validationErr(invalidFormat + "unexpected line in update body: " + showLine(t))
+			}
+			return 0, validationErr(invalidFormat + "unexpected line in patch chunk: " + showLine(t))
+		}
+	}
+	// Blank lines at the end of the body separate hunks; they are not
+	// context. Blank lines inside a chunk are empty context lines.
+	if cur != nil {
+		for len(cur.Lines) > 0 {
+			last := cur.Lines[len(cur.Lines)-1]
+			if last.Text != "" || last.Op != OpContext || lineText(body, last.Line) != "" {
+				break
+			}
+			cur.Lines = cur.Lines[:len(cur.Lines)-1]
+		}
+	}
+	for _, c := range h.Chunks {
+		for _, l := range c.Lines {
+			if l.Op == OpContext && l.Text == "" && lineText(body, l.Line) == "" {
+				p.Repairs = append(p.Repairs, Repair{Kind: RepairBlankContextLine, Line: l.Line})
+			}
+		}
+	}
+	if len(h.Chunks) == 0 {
+		return 0, validationErr(invalidFormat + "Update File is missing @@ chunk body: " + h.Path)
+	}
+	return i, nil
+}
+
+// lineText returns the raw text of input line num within body ("-" when
+// it is not there, which never equals "").
+func lineText(body []pline, num int) string {
+	if len(body) == 0 {
+		return "-"
+	}
+	k := num - body[0].num
+	if k < 0 || k >= len(body) {
+		return "-"
+	}
+	return body[k].text
+}

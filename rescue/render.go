@@ -1,0 +1,284 @@
+package rescue
+
+import (
+	"strings"
+)
+
+// This file renders the patch slim hands on (ERRATA 19-22). Each file's
+// content lineage becomes at most one hunk. An Update is rendered at one of
+// three levels, tried in order until the re-verification and the host
+// check agree:
+//
+//	1. chunk by chunk from the placements (the author's order for seek
+//	   matches, file order for reshaped chunks), or, for merged hunks, one
+//	   minimal chunk per changed block with the preceding line as @@ text;
+//	2. unified-diff style chunks with three context lines and no @@ text;
+//	3. one chunk over the whole file.
+//
+// Context and "-" lines carry the file's bytes, "+" lines the authored
+// bytes. For lines that end in CRLF the rendered line carries the CR, since
+// the host keeps a CR inside a line (repair host_eol).
+
+const maxLevel = 3
+
+type renderer struct {
+	b       strings.Builder
+	hostEOL bool
+}
+
+func (r *renderer) line(s string) {
+	r.b.WriteString(s)
+	r.b.WriteByte('\n')
+}
+
+// body writes one chunk body line; cr adds the CR of a CRLF terminator.
+func (r *renderer) body(op Op, text string, cr bool) {
+	r.b.WriteByte(byte(op))
+	r.b.WriteString(text)
+	if cr {
+		r.b.WriteByte('\r')
+		r.hostEOL = true
+	}
+	r.b.WriteByte('\n')
+}
+
+// renderPatch renders the lineages of res, each Update at its level.
+func renderPatch(res *resolution, level map[*lineage]int) (string, bool) {
+	r := &renderer{}
+	r.line(beginMarker)
+	for _, l := range res.lineages {
+		switch {
+		case l.origin == "" && l.dest == "":
+			// added and deleted again: nothing to do
+		case l.origin == "":
+			r.line(addHeader + " " + l.destPath)
+			for _, s := range addContentLines(l.cur.bytes()) {
+				r.line("+" + s)
+			}
+		case l.dest == "":
+			r.line(deleteHeader + " " + l.srcPath)
+		default:
+			r.line(updateHeader + " " + l.srcPath)
+			if l.dest != l.origin {
+				r.line(moveHeader + " " + l.destPath)
+			}
+			lv := level[l]
+			if lv < 1 {
+				lv = 1
+			}
+			switch {
+			case lv == 1 && l.hunks == 1 && l.update != nil:
+				r.placed(l)
+			case lv == 1:
+				r.blocks(l.base, l.cur, 0)
+			case lv == 2:
+				r.blocks(l.base, l.cur, 3)
+			default:
+				r.whole(l.base, l.cur)
+			}
+		}
+	}
+	r.line(endMarker)
+	return r.b.String(), r.hostEOL
+}
+
+// addContentLines returns the "+" lines whose Add content is exactly t
+// (ERRATA 24: joined with LF, plus one LF unless empty or already ending
+// with LF).
+func addContentLines(t []byte) []string {
+	s := string(t)
+	if s == "" {
+		return nil
+	}
+	body := strings.TrimSuffix(s, "\n")
+	if body == s {
+		return strings.Split(s, "\n") // no final LF: cannot be expressed; the checks refuse
+	}
+	if body == "" || strings.HasSuffix(body, "\n") {
+		return strings.Split(s, "\n")
+	}
+	return strings.Split(body, "\n")
+}
+
+func crOf(t *fileText, i int) bool { return t.terms[i] == eolCRLF }
+
+// placed renders a single Update from its placements.
+func (r *renderer) placed(l *lineage) {
+	base := l.base
+	n := len(base.lines)
+	pls, chs := l.placements, l.chunks
+	if len(pls) == 0 {
+		r.line("@@")
+		return
+	}
+	for i := 0; i < len(pls); i++ {
+		pl, ch := pls[i], chs[i]
+		lines := append([]PlacedLine(nil), pl.Lines...)
+		eof := ch.EOF && pl.EOFKept
+		// An insertion inside the file becomes "insert before the next
+		// line": merged with the next chunk when that starts right there
+		// (ERRATA 20), else carrying the next line as context.
+		if pl.Start == pl.End && pl.Start < n {
+			for i+1 < len(pls) && pls[i+1].Start == pl.Start && !hasOldPlaced(lines) {
+				i++
+				lines = append(lines, pls[i].Lines...)
+				eof = chs[i].EOF && pls[i].EOFKept
+			}
+			if !hasOldPlaced(lines) {
+				lines = append(lines, PlacedLine{Op: OpContext, FileLine: pl.Start, Text: base.lines[pl.Start]})
+			}
+		}
+		wrote := false
+		for k := range ch.Contexts {
+			if k < len(pl.Contexts) && pl.Contexts[k] >= 0 {
+				if t := base.lines[pl.Contexts[k]]; TrimJS(t) != "" {
+					r.line("@@ " + t)
+					wrote = true
+				}
+			}
+		}
+		if !wrote {
+			r.line("@@")
+		}
+		for _, pline := range lines {
+			if pline.Op == OpAdd {
+				r.body(OpAdd, pline.Text, base.eol == eolCRLF)
+			} else {
+				r.body(pline.Op, base.lines[pline.FileLine], crOf(base, pline.FileLine))
+			}
+		}
+		if eof {
+			r.line(eofMarker)
+		}
+	}
+}
+
+func hasOldPlaced(ls []PlacedLine) bool {
+	for _, l := range ls {
+		if l.Op != OpAdd {
+			return true
+		}
+	}
+	return false
+}
+
+// keyed returns each line with its terminator, so a diff sees a changed
+// terminator as a changed line.
+func keyed(t *fileText) []string {
+	out := make([]string, len(t.lines))
+	for i := range t.lines {
+		out[i] = t.lines[i] + t.terms[i]
+	}
+	return out
+}
+
+// blocks renders the change from base to cur as diff chunks. ctx 0 gives
+// one minimal chunk per block with the preceding line as @@ text; ctx > 0
+// gives unified-diff chunks with ctx context lines.
+func (r *renderer) blocks(base, cur *fileText, ctx int) {
+	n := len(base.lines)
+	blks := diffLines(keyed(base), keyed(cur))
+	if len(blks) == 0 {
+		// Nothing changes (a pure move): one chunk of context.
+		if n == 0 {
+			r.line("@@")
+			return
+		}
+		r.line("@@")
+		k := ctx
+		if k < 1 {
+			k = 1
+		}
+		for i := 0; i < k && i < n; i++ {
+			r.body(OpContext, base.lines[i], crOf(base, i))
+		}
+		return
+	}
+	if ctx == 0 {
+		for _, b := range blks {
+			if b.A0 > 0 && TrimJS(base.lines[b.A0-1]) != "" {
+				r.line("@@ " + base.lines[b.A0-1])
+			} else {
+				r.line("@@")
+			}
+			for i := b.A0; i < b.A1; i++ {
+				r.body(OpDelete, base.lines[i], crOf(base, i))
+			}
+			for j := b.B0; j < b.B1; j++ {
+				r.body(OpAdd, cur.lines[j], crOf(cur, j))
+			}
+			if b.A0 == b.A1 && b.A0 < n {
+				r.body(OpContext, base.lines[b.A0], crOf(base, b.A0))
+			} else if b.A1 == n {
+				r.line(eofMarker)
+			}
+		}
+		return
+	}
+	// Group blocks whose context would overlap.
+	for gi := 0; gi < len(blks); {
+		gj := gi
+		for gj+1 < len(blks) && blks[gj+1].A0-blks[gj].A1 <= 2*ctx {
+			gj++
+		}
+		start := blks[gi].A0 - ctx
+		if start < 0 {
+			start = 0
+		}
+		end := blks[gj].A1 + ctx
+		if end > n {
+			end = n
+		}
+		if start == end && n > 0 {
+			// an insertion with no line around it cannot happen when n > 0
+			end = start + 1
+		}
+		r.line("@@")
+		pos := start
+		for k := gi; k <= gj; k++ {
+			b := blks[k]
+			for ; pos < b.A0; pos++ {
+				r.body(OpContext, base.lines[pos], crOf(base, pos))
+			}
+			for i := b.A0; i < b.A1; i++ {
+				r.body(OpDelete, base.lines[i], crOf(base, i))
+			}
+			for j := b.B0; j < b.B1; j++ {
+				r.body(OpAdd, cur.lines[j], crOf(cur, j))
+			}
+			pos = b.A1
+		}
+		for ; pos < end; pos++ {
+			r.body(OpContext, base.lines[pos], crOf(base, pos))
+		}
+		if end == n && n > 0 {
+			r.line(eofMarker)
+		}
+		gi = gj + 1
+	}
+}
+
+// whole renders the change as one chunk over every line of the file.
+func (r *renderer) whole(base, cur *fileText) {
+	n := len(base.lines)
+	r.line("@@")
+	pos := 0
+	for _, b := range diffLines(keyed(base), keyed(cur)) {
+		for ; pos < b.A0; pos++ {
+			r.body(OpContext, base.lines[pos], crOf(base, pos))
+		}
+		for i := b.A0; i < b.A1; i++ {
+			r.body(OpDelete, base.lines[i], crOf(base, i))
+		}
+		for j := b.B0; j < b.B1; j++ {
+			r.body(OpAdd, cur.lines[j], crOf(cur, j))
+		}
+		pos = b.A1
+	}
+	for ; pos < n; pos++ {
+		r.body(OpContext, base.lines[pos], crOf(base, pos))
+	}
+	if n > 0 {
+		r.line(eofMarker)
+	}
+}

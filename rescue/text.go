@@ -1,0 +1,182 @@
+package rescue
+
+import (
+	"bytes"
+	"strings"
+	"unicode/utf8"
+)
+
+// This file is the model of a file's text (ERRATA 23, 24): lines with their
+// own terminators, the dominant EOL given to new lines, the final-newline
+// state, and a UTF-8 BOM set aside.
+
+// MaxRescueSize is the size above which only exact matching runs.
+const MaxRescueSize = 8 << 20
+
+// Line terminators.
+const (
+	eolLF   = "\n"
+	eolCRLF = "\r\n"
+	eolCR   = "\r"
+)
+
+var utf8BOM = []byte{0xEF, 0xBB, 0xBF}
+
+// fileText is one file's content split into lines.
+type fileText struct {
+	bom   bool
+	lines []string // without terminators
+	terms []string // each line's terminator; "" only for a last line without one
+	eol   string   // dominant terminator, for new lines
+	// noFinal is true when the original text was non-empty and its last
+	// line had no terminator; the state is kept through edits.
+	noFinal bool
+}
+
+// errBinary reports a file that is not UTF-8 text.
+type errBinary struct{}
+
+func (errBinary) Error() string { return "binary or non-UTF-8" }
+
+// parseText splits data into a fileText. It fails for NUL bytes and
+// invalid UTF-8.
+func parseText(data []byte) (*fileText, error) {
+	t := &fileText{}
+	if bytes.HasPrefix(data, utf8BOM) {
+		t.bom = true
+		data = data[len(utf8BOM):]
+	}
+	if bytes.IndexByte(data, 0) >= 0 || !utf8.Valid(data) {
+		return nil, errBinary{}
+	}
+	s := string(data)
+	counts := map[string]int{}
+	var first []string
+	for len(s) > 0 {
+		i := strings.IndexAny(s, "\r\n")
+		if i < 0 {
+			t.lines = append(t.lines, s)
+			t.terms = append(t.terms, "")
+			t.noFinal = true
+			break
+		}
+		term := s[i : i+1]
+		if s[i] == '\r' && i+1 < len(s) && s[i+1] == '\n' {
+			term = eolCRLF
+		}
+		t.lines = append(t.lines, s[:i])
+		t.terms = append(t.terms, term)
+		if counts[term] == 0 {
+			first = append(first, term)
+		}
+		counts[term]++
+		s = s[i+len(term):]
+	}
+	t.eol = eolLF
+	best := 0
+	for _, term := range first {
+		if counts[term] > best {
+			best, t.eol = counts[term], term
+		}
+	}
+	return t, nil
+}
+
+// textFromAdd is the text of an added file: the lines joined with LF, plus
+// one LF unless the content is empty or already ends with LF (ERRATA 24).
+func textFromAdd(lines []string) []byte {
+	s := strings.Join(lines, "\n")
+	if s != "" && !strings.HasSuffix(s, "\n") {
+		s += "\n"
+	}
+	return []byte(s)
+}
+
+// bytes renders the text.
+func (t *fileText) bytes() []byte {
+	var b bytes.Buffer
+	if t.bom {
+		b.Write(utf8BOM)
+	}
+	for i, l := range t.lines {
+		b.WriteString(l)
+		b.WriteString(t.terms[i])
+	}
+	return b.Bytes()
+}
+
+// eolName names an EOL for JSON.
+func eolName(e string) string {
+	switch e {
+	case eolCRLF:
+		return "crlf"
+	case eolCR:
+		return "cr"
+	}
+	return "lf"
+}
+
+// finalNewline reports whether the text ends with a terminator.
+func (t *fileText) finalNewline() bool {
+	return len(t.lines) > 0 && t.terms[len(t.terms)-1] != ""
+}
+
+// applyPlacements returns the text after replacing each placement's region
+// [Start, End) by its context lines (the file's bytes and terminators) and
+// its added lines (authored bytes, dominant EOL). Placements must be sorted
+// and must not overlap.
+func (t *fileText) applyPlacements(pls []*Placement) *fileText {
+	out := &fileText{bom: t.bom, eol: t.eol, noFinal: t.noFinal}
+	pos := 0
+	keep := func(i int) {
+		out.lines = append(out.lines, t.lines[i])
+		out.terms = append(out.terms, t.terms[i])
+	}
+	for _, pl := range pls {
+		for ; pos < pl.Start; pos++ {
+			keep(pos)
+		}
+		for _, l := range pl.Lines {
+			switch l.Op {
+			case OpContext:
+				keep(l.FileLine)
+			case OpAdd:
+				out.lines = append(out.lines, l.Text)
+				out.terms = append(out.terms, t.eol)
+			}
+		}
+		pos = pl.End
+	}
+	for ; pos < len(t.lines); pos++ {
+		keep(pos)
+	}
+	out.fixTerms()
+	return out
+}
+
+// fixTerms keeps the final-newline state: every line but the last ends with
+// a terminator; the last one has none only when the original had none.
+func (t *fileText) fixTerms() {
+	n := len(t.lines)
+	for i := 0; i < n-1; i++ {
+		if t.terms[i] == "" {
+			t.terms[i] = t.eol
+		}
+	}
+	if n == 0 {
+		return
+	}
+	if t.noFinal {
+		t.terms[n-1] = ""
+	} else if t.terms[n-1] == "" {
+		t.terms[n-1] = t.eol
+	}
+}
+
+// clone returns a copy that can be edited independently.
+func (t *fileText) clone() *fileText {
+	c := *t
+	c.lines = append([]string(nil), t.lines...)
+	c.terms = append([]string(nil), t.terms...)
+	return &c
+}
