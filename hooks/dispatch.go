@@ -152,11 +152,12 @@ func (d *Dispatcher) before(req *protocol.Request) protocol.Response {
 		}
 		out, err := d.Search(req.Tool, copyArgs(args), req.Host)
 		if err != nil {
-			d.Log.Warn().Err(err).Str("tool", req.Tool).Msg("search pre-check failed; passing")
+			// Not evidence that the path is wrong: the call goes ahead
+			// (with re-anchored args, if the pre-check got that far).
+			d.Log.Warn().Err(err).Str("tool", req.Tool).Msg("search pre-check could not decide; passing")
 			notes = append(notes, "search pre-check: "+err.Error())
-			break
 		}
-		if out.Block != "" {
+		if out.Block != "" && err == nil {
 			return block(out.Block, []string{req.Tool + ": path pre-check"})
 		}
 		if out.Args != nil {

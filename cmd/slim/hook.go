@@ -69,6 +69,7 @@ func runHook(e *env, phase protocol.Phase) (err error) {
 func newDispatcher(e *env) *hooks.Dispatcher {
 	d := &hooks.Dispatcher{
 		Patch:       hooks.RescuePatch,
+		Search:      hooks.SearchPrecheck,
 		Outside:     os.Getenv("SLIM_OUTSIDE"),
 		AllowNested: os.Getenv("SLIM_ALLOW_NESTED") == "1",
 		Log:         e.log,

@@ -1,0 +1,86 @@
+package hooks
+
+import (
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/slimgate/slim/hooks/protocol"
+)
+
+// The grep/glob pre-check through the dispatcher, with the real search
+// package and real directories.
+func TestSearchPrecheckThroughHook(t *testing.T) {
+	root := t.TempDir()
+	os.MkdirAll(filepath.Join(root, "src"), 0o755)
+	os.WriteFile(filepath.Join(root, "file.txt"), []byte("x"), 0o644)
+	hostJSON, _ := json.Marshal(map[string]string{"flavor": "v1", "platform": "linux", "directory": root, "worktree": root, "cwd": root})
+
+	h := newHarness(t)
+	h.host = string(hostJSON)
+	h.d.Search = SearchPrecheck
+
+	// A1: absolute missing path blocks.
+	missing := filepath.Join(root, "does-not-exist", "missing.txt")
+	_, r := h.before("grep", "s", args("pattern", "x", "path", missing))
+	if r.Action != protocol.Block || !strings.HasPrefix(r.Message, "Search path does not exist: ") || !strings.Contains(r.Message, missing) {
+		t.Errorf("A1: %+v", r)
+	}
+	// A2: relative missing dir for glob.
+	_, r = h.before("glob", "s", args("pattern", "*", "path", "no-such-dir"))
+	if r.Action != protocol.Block || !strings.Contains(r.Message, filepath.Join(root, "no-such-dir")) {
+		t.Errorf("A2: %+v", r)
+	}
+	// A3/A4: existing paths pass.
+	if _, r = h.before("grep", "s", args("pattern", "x", "path", filepath.Join(root, "file.txt"))); r.Action != protocol.Pass {
+		t.Errorf("A3: %+v", r)
+	}
+	if _, r = h.before("glob", "s", args("pattern", "*", "path", "src")); r.Action != protocol.Pass {
+		t.Errorf("A4: %+v", r)
+	}
+	// A6: other tools and "Grep" are not pre-checked.
+	if _, r = h.before("Grep", "s", args("pattern", "x", "path", missing)); r.Action != protocol.Pass {
+		t.Errorf("A6: %+v", r)
+	}
+	// A10: ENOTDIR.
+	_, r = h.before("grep", "s", args("pattern", "x", "path", "file.txt/child"))
+	if r.Action != protocol.Block || !strings.HasPrefix(r.Message, "Search path is invalid: ") || !strings.Contains(r.Message, "ENOTDIR") {
+		t.Errorf("A10: %+v", r)
+	}
+
+	// A19: a stale absolute path is re-anchored: mutate with every other key
+	// kept, and the loop guard counts the re-anchored args, so the stale
+	// spelling and the real one are the same call.
+	stale := filepath.Join("/old/home", filepath.Base(root), "src")
+	want := filepath.Join(root, "src")
+	var results []result
+	for i := 0; i < 2; i++ {
+		id, r := h.before("grep", "s2", args("pattern", "TODO", "include", "*.go", "path", stale))
+		if r.Action != protocol.Mutate || r.Args["path"] != want || r.Args["pattern"] != "TODO" || r.Args["include"] != "*.go" || len(r.Args) != 3 {
+			t.Fatalf("A19: %+v", r)
+		}
+		a := h.after("grep", "s2", id, "No files found", "")
+		results = append(results, result{notice: a.Action == protocol.Append})
+	}
+	results = append(results, h.call("grep", "s2", args("pattern", "TODO", "include", "*.go", "path", want), "No files found"))
+	expect(t, "stale and re-anchored spellings count as one call", results, "..N")
+}
+
+// A blocked pre-check wins over the loop guard and records nothing.
+func TestFirstBlockWins(t *testing.T) {
+	root := t.TempDir()
+	hostJSON, _ := json.Marshal(map[string]string{"flavor": "v2", "platform": "linux", "directory": root, "cwd": root})
+	h := newHarness(t)
+	h.host = string(hostJSON)
+	h.d.Search = SearchPrecheck
+	for i := 0; i < 7; i++ {
+		if _, r := h.before("glob", "s", args("pattern", "*", "path", "gone")); r.Action != protocol.Block || !strings.HasPrefix(r.Message, "Search path does not exist") {
+			t.Fatalf("call %d: %+v", i, r)
+		}
+	}
+	if st := h.store.Load("s"); len(st.Pending) != 0 {
+		t.Fatalf("a blocked call was recorded: %+v", st)
+	}
+}
