@@ -1,0 +1,145 @@
+package main
+
+import (
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+
+	"github.com/slimgate/slim/internal/slimerr"
+	"github.com/slimgate/slim/rescue"
+	"github.com/urfave/cli/v2"
+)
+
+func init() { register(rescueCommand) }
+
+func rescueCommand(e *env) *cli.Command {
+	return &cli.Command{
+		Name:  "rescue",
+		Usage: "check a Codex-format patch against the files, rescue stale chunks, and print, apply or diff the result",
+		UsageText: "slim rescue [--root DIR] [--apply | --dry-run --diff] [--json] [--outside=block|passthrough] [PATCH|-]\n\n" +
+			"Examples:\n" +
+			"   slim rescue fix.patch > fixed.patch      # print the patch the host should apply\n" +
+			"   slim rescue --apply fix.patch            # write every file or none\n" +
+			"   slim rescue --dry-run --diff - < fix.patch\n" +
+			"   slim rescue --json fix.patch             # decision, repairs, strategies",
+		Flags: []cli.Flag{
+			&cli.StringFlag{Name: "root", Usage: "the session directory patch paths resolve against (default: the working directory)"},
+			&cli.BoolFlag{Name: "apply", Usage: "write the files, all or none"},
+			&cli.BoolFlag{Name: "dry-run", Usage: "with --diff: show what --apply would write, write nothing"},
+			&cli.BoolFlag{Name: "diff", Usage: "with --dry-run: print a unified diff"},
+			&cli.BoolFlag{Name: "json", Usage: "print the decision and diagnostics as one JSON object"},
+			&cli.StringFlag{Name: "outside", Usage: "targets outside the workspace: block, or passthrough (hand the patch on untouched; env SLIM_OUTSIDE)"},
+		},
+		Action: func(c *cli.Context) error {
+			asJSON := jsonMode(c)
+			res, err := runRescue(e, c)
+			if asJSON {
+				out := struct {
+					*rescue.Result
+					Diff  string         `json:"diff,omitempty"`
+					Error *slimerr.JSON `json:"error,omitempty"`
+				}{Result: res}
+				if res == nil {
+					return err // usage errors: run prints the JSON error
+				}
+				out.Diff = res.Diff
+				if err != nil {
+					out.Error = slimerr.ToJSON(err)
+				}
+				if werr := e.writeJSON(out); werr != nil && err == nil {
+					return werr
+				}
+				return err
+			}
+			if err != nil {
+				return err
+			}
+			return printRescue(e, c, res)
+		},
+	}
+}
+
+// runRescue checks the flags, reads the patch and runs the engine. A nil
+// Result means a usage error.
+func runRescue(e *env, c *cli.Context) (*rescue.Result, error) {
+	apply, dry, diff := c.Bool("apply"), c.Bool("dry-run"), c.Bool("diff")
+	switch {
+	case dry != diff:
+		return nil, usageErr("--dry-run and --diff go together")
+	case apply && dry:
+		return nil, usageErr("--apply cannot be combined with --dry-run --diff")
+	}
+	outside := c.String("outside")
+	switch outside {
+	case "", rescue.OutsideBlock, rescue.OutsidePassthrough:
+	default:
+		return nil, usageErr("--outside must be block or passthrough, not %q", outside)
+	}
+	if c.NArg() > 1 {
+		return nil, usageErr("rescue takes one patch file (or - for stdin)")
+	}
+	var data []byte
+	var err error
+	switch name := c.Args().First(); name {
+	case "", "-":
+		data, err = io.ReadAll(e.stdin)
+	default:
+		data, err = os.ReadFile(name)
+	}
+	if err != nil {
+		return nil, usageErr("cannot read the patch: %v", err)
+	}
+	root := c.String("root")
+	if root == "" {
+		if root, err = os.Getwd(); err != nil {
+			return nil, slimerr.Wrap(slimerr.Internal, slimerr.CodeInternal, err)
+		}
+	}
+	if root, err = filepath.Abs(root); err != nil {
+		return nil, usageErr("--root: %v", err)
+	}
+	if fi, err := os.Stat(root); err != nil || !fi.IsDir() {
+		return nil, usageErr("--root %s is not a directory", root)
+	}
+	return rescue.Process(data, rescue.Options{
+		Directory:  root,
+		Outside:    outside,
+		Apply:      apply,
+		DryRunDiff: dry && diff,
+	})
+}
+
+// printRescue writes the text-mode output: the patch to hand on, the diff,
+// or a summary of what was applied; one stderr line per rescued chunk.
+func printRescue(e *env, c *cli.Context, res *rescue.Result) error {
+	for _, ch := range res.Chunks {
+		if ch.Rescued() {
+			fmt.Fprintf(e.stderr, "slim: %s:%d: %s\n", ch.Path, ch.Line, ch.Strategy)
+		}
+	}
+	switch {
+	case c.Bool("dry-run"):
+		_, err := io.WriteString(e.stdout, res.Diff)
+		return err
+	case c.Bool("apply"):
+		for _, f := range res.Files {
+			switch {
+			case f.Op == "add":
+				fmt.Fprintf(e.stdout, "A %s\n", f.Path)
+			case f.Op == "delete":
+				fmt.Fprintf(e.stdout, "D %s\n", f.Path)
+			case f.Move != "":
+				fmt.Fprintf(e.stdout, "R %s -> %s\n", f.Path, f.Move)
+			default:
+				fmt.Fprintf(e.stdout, "M %s\n", f.Path)
+			}
+		}
+		return nil
+	}
+	if res.PatchText != nil {
+		_, err := io.WriteString(e.stdout, *res.PatchText)
+		return err
+	}
+	return nil
+}
