@@ -343,16 +343,30 @@ func winRelative(cwd, from, to string) string {
 	if fromOrig == toOrig {
 		return ""
 	}
-	if isASCII(fromOrig) && isASCII(toOrig) {
-		return winRelativeUnits(asciiUnits(fromOrig), asciiUnits(toOrig), asciiUnits(strings.ToLower(fromOrig)), asciiUnits(strings.ToLower(toOrig)))
+	if (isASCII(fromOrig) && isASCII(toOrig)) || !utf8.ValidString(fromOrig) || !utf8.ValidString(toOrig) {
+		// ASCII, or bytes that are not UTF-8 (Node has no such strings):
+		// work on bytes, lower-casing ASCII letters only.
+		return winRelativeUnits(asciiUnits(fromOrig), asciiUnits(toOrig), asciiUnits(asciiLower(fromOrig)), asciiUnits(asciiLower(toOrig)), bytesString)
 	}
 	fo := utf16.Encode([]rune(fromOrig))
 	to16 := utf16.Encode([]rune(toOrig))
 	fl := utf16.Encode([]rune(jsLower(fromOrig)))
 	tl := utf16.Encode([]rune(jsLower(toOrig)))
-	return winRelativeUnits(fo, to16, fl, tl)
+	return winRelativeUnits(fo, to16, fl, tl, unitsString)
 }
 
+func asciiLower(s string) string {
+	b := []byte(s)
+	for i, c := range b {
+		if c >= 'A' && c <= 'Z' {
+			b[i] = c + 'a' - 'A'
+		}
+	}
+	return string(b)
+}
+
+// asciiUnits widens each byte to a unit; unitsString narrows back only for
+// ASCII, so byte strings are carried through unchanged.
 func asciiUnits(s string) []uint16 {
 	u := make([]uint16, len(s))
 	for i := 0; i < len(s); i++ {
@@ -362,6 +376,15 @@ func asciiUnits(s string) []uint16 {
 }
 
 func unitsString(u []uint16) string { return string(utf16.Decode(u)) }
+
+// bytesString narrows units made by asciiUnits back to the original bytes.
+func bytesString(u []uint16) string {
+	b := make([]byte, len(u))
+	for i, c := range u {
+		b[i] = byte(c)
+	}
+	return string(b)
+}
 
 func unitsEqual(a, b []uint16) bool {
 	if len(a) != len(b) {
@@ -377,7 +400,7 @@ func unitsEqual(a, b []uint16) bool {
 
 // winRelativeUnits is the body of Node's win32.relative on UTF-16 code
 // units, since Node's index arithmetic is in those units.
-func winRelativeUnits(fromOrig, toOrig, from, to []uint16) string {
+func winRelativeUnits(fromOrig, toOrig, from, to []uint16, unitsString func([]uint16) string) string {
 	const bs = '\\'
 	if unitsEqual(from, to) {
 		return ""
@@ -403,14 +426,14 @@ func winRelativeUnits(fromOrig, toOrig, from, to []uint16) string {
 			return unitsString(toOrig)
 		} else if i == length {
 			if toLen > length {
-				return joinUnits(toSplit[i:])
+				return joinUnits(toSplit[i:], unitsString)
 			}
 			if fromLen > length {
 				return strings.Repeat(`..\`, fromLen-1-i) + ".."
 			}
 			return ""
 		}
-		return strings.Repeat(`..\`, fromLen-i) + joinUnits(toSplit[i:])
+		return strings.Repeat(`..\`, fromLen-i) + joinUnits(toSplit[i:], unitsString)
 	}
 	fromStart := 0
 	for fromStart < len(from) && from[fromStart] == bs {
@@ -507,7 +530,7 @@ func splitUnits(u []uint16) [][]uint16 {
 	return append(parts, u[last:])
 }
 
-func joinUnits(parts [][]uint16) string {
+func joinUnits(parts [][]uint16, unitsString func([]uint16) string) string {
 	s := make([]string, len(parts))
 	for i, p := range parts {
 		s[i] = unitsString(p)
