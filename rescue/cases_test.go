@@ -1,0 +1,301 @@
+package rescue
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/slimgate/slim/internal/slimerr"
+)
+
+// specCase is one behaviour case of rescue.md section 3, with the outcome
+// ERRATA.md gives it. Each case runs twice on fresh copies of the files:
+// in rewrite mode (the patch handed on, which the host model must turn into
+// the expected files) and in apply mode (the files slim writes).
+type specCase struct {
+	name  string
+	files map[string]string
+	patch string // wrapped in Begin/End unless raw
+	raw   bool
+	// Rewrite mode.
+	decision string       // expected decision ("" = don't care unless err)
+	errKind  slimerr.Kind // expected error kind in both modes
+	errSub   string       // substring of the error message (<root> is replaced)
+	repairs  []string     // repair kinds that must be reported
+	outSub   []string     // substrings of the handed-on patch
+	// rewriteErr: rewrite mode refuses (host check) while apply works.
+	rewriteErr string
+	// Apply mode: expected files afterwards (absent: "\x00").
+	want map[string]string
+}
+
+const absent = "\x00"
+
+func TestSpecCases(t *testing.T) {
+	for _, c := range specCases() {
+		t.Run(c.name, func(t *testing.T) { runSpecCase(t, c) })
+	}
+}
+
+func runSpecCase(t *testing.T, c specCase) {
+	patch := c.patch
+	if !c.raw {
+		patch = wrap(patch)
+	}
+	// Rewrite mode.
+	e := newEnv(t, c.files)
+	patchR := strings.ReplaceAll(patch, "<root>", e.dir)
+	res, err := e.process(patchR, false)
+	wantKind, wantSub := c.errKind, c.errSub
+	if c.rewriteErr != "" {
+		wantKind, wantSub = slimerr.Verification, c.rewriteErr
+	}
+	checkErr(t, "rewrite", err, wantKind, strings.ReplaceAll(wantSub, "<root>", e.dir))
+	if res == nil {
+		t.Fatal("nil result")
+	}
+	for name, content := range c.files {
+		if got, _ := e.read(name); got != content {
+			t.Errorf("rewrite mode changed %s", name)
+		}
+	}
+	if err == nil {
+		if c.decision != "" && res.Decision != c.decision {
+			t.Errorf("decision %s, want %s (repairs %v)", res.Decision, c.decision, res.Repairs)
+		}
+		if res.Decision == DecisionUnchanged && *res.PatchText != patchR {
+			t.Errorf("unchanged but text differs")
+		}
+		for _, k := range c.repairs {
+			if !hasRepair(res.Repairs, k) {
+				t.Errorf("repair %s missing in %v", k, res.Repairs)
+			}
+		}
+		for _, s := range c.outSub {
+			if !strings.Contains(*res.PatchText, strings.ReplaceAll(s, "<root>", e.dir)) {
+				t.Errorf("handed-on patch lacks %q:\n%s", s, *res.PatchText)
+			}
+		}
+		if !res.NativeCheck.OK {
+			t.Errorf("native check not ok")
+		}
+		// Independent check: the host model on the handed-on patch, reading
+		// the real files, gives the expected files.
+		if c.want != nil {
+			hr, herr := hostApply(*res.PatchText, e.dir, 0, func(abs string) hostFile {
+				fi, err := os.Stat(abs)
+				if err != nil {
+					return hostFile{}
+				}
+				if fi.IsDir() {
+					return hostFile{exists: true, dir: true}
+				}
+				b, _ := os.ReadFile(abs)
+				return hostFile{data: b, exists: true}
+			})
+			if herr != nil {
+				t.Fatalf("host model fails on the handed-on patch: %v\n%s", herr, *res.PatchText)
+			}
+			for name, want := range c.want {
+				abs := filepath.Join(e.dir, name)
+				got, ok := hr.finals[abs]
+				if !ok {
+					b, err := os.ReadFile(abs)
+					if err == nil {
+						got = b
+					}
+				}
+				if want == absent {
+					if got != nil {
+						t.Errorf("host: %s exists, want absent", name)
+					}
+				} else if string(got) != want {
+					t.Errorf("host: %s = %q, want %q\npatch:\n%s", name, got, want, *res.PatchText)
+				}
+			}
+		}
+	}
+
+	// Apply mode.
+	e = newEnv(t, c.files)
+	patchA := strings.ReplaceAll(patch, "<root>", e.dir)
+	_, err = e.process(patchA, true)
+	checkErr(t, "apply", err, c.errKind, strings.ReplaceAll(c.errSub, "<root>", e.dir))
+	if err != nil {
+		for name, content := range c.files {
+			if got, _ := e.read(name); got != content {
+				t.Errorf("refused apply changed %s", name)
+			}
+		}
+		return
+	}
+	for name, want := range c.want {
+		got, ok := e.read(name)
+		if want == absent {
+			if ok {
+				t.Errorf("apply: %s exists, want absent", name)
+			}
+			continue
+		}
+		if !ok || got != want {
+			t.Errorf("apply: %s = %q (exists %v), want %q", name, got, ok, want)
+		}
+	}
+}
+
+func checkErr(t *testing.T, mode string, err error, kind slimerr.Kind, sub string) {
+	t.Helper()
+	if kind == "" {
+		if err != nil {
+			t.Fatalf("%s: unexpected error: %v", mode, err)
+		}
+		return
+	}
+	if err == nil {
+		t.Fatalf("%s: no error, want %s %q", mode, kind, sub)
+	}
+	if got := kindOf(err); got != kind {
+		t.Fatalf("%s: error kind %s, want %s: %v", mode, got, kind, err)
+	}
+	if !strings.Contains(err.Error(), sub) {
+		t.Fatalf("%s: error %q lacks %q", mode, err.Error(), sub)
+	}
+}
+
+func hasRepair(rs []Repair, kind string) bool {
+	for _, r := range rs {
+		if r.Kind == kind {
+			return true
+		}
+	}
+	return false
+}
+
+func specCases() []specCase {
+	abc := map[string]string{"a.txt": "a\nb\nc\n"}
+	upd := "*** Update File: a.txt\n@@\n a\n-b\n+B\n c\n"
+	aBc := map[string]string{"a.txt": "a\nB\nc\n"}
+	V, X := slimerr.Validation, slimerr.Verification
+	return []specCase{
+		// 3A. Envelope and parsing.
+		{name: "P01", files: abc, patch: upd, decision: DecisionUnchanged, want: aBc},
+		{name: "P02", files: abc, raw: true, patch: wrap(upd) + "\n\n", decision: DecisionUnchanged, want: aBc},
+		{name: "P02-no-final-lf", files: abc, raw: true, patch: strings.TrimSuffix(wrap(upd), "\n"), decision: DecisionUnchanged, want: aBc},
+		{name: "P03", files: abc, raw: true, patch: "cat <<'PATCH'\n" + wrap(upd) + "PATCH\n", decision: DecisionRewrite, repairs: []string{RepairHeredoc}, want: aBc},
+		{name: "P03-crlf", files: abc, raw: true, patch: strings.ReplaceAll("cat <<'PATCH'\n"+wrap(upd)+"PATCH\n", "\n", "\r\n"), decision: DecisionRewrite, repairs: []string{RepairHeredoc, RepairPatchEOL}, want: aBc},
+		{name: "P04", files: abc, raw: true, patch: "<<\"EOF'\n" + wrap(upd) + "EOF", decision: DecisionRewrite, repairs: []string{RepairHeredoc}, want: aBc},
+		{name: "P05", files: abc, raw: true, patch: "apply_patch <<'EOF'\n" + wrap(upd) + "EOF\n", decision: DecisionRewrite, repairs: []string{RepairApplyPatchPrefix}, want: aBc},
+		{name: "P06", files: abc, raw: true, patch: "```\n" + wrap(upd) + "```\n", decision: DecisionRewrite, repairs: []string{RepairCodeFence}, want: aBc},
+		{name: "P07", files: abc, raw: true, patch: wrap(upd) + "garbage\n", errKind: V, errSub: "apply_patch validation failed: Invalid patch format: unexpected line after End Patch: garbage"},
+		{name: "P08", files: map[string]string{"f.txt": "one\n"}, raw: true, patch: " *** Begin Patch\n*** Update File: f.txt\n@@\n-one\n+two\n*** End Patch \n", decision: DecisionUnchanged, want: map[string]string{"f.txt": "two\n"}},
+		{name: "P09", files: map[string]string{"f.txt": "one\n"}, raw: true, patch: "*** Begin Patch \n*** Update File: f.txt\n@@\n-one\n+two\n *** End Patch\n", decision: DecisionRewrite, repairs: []string{RepairPaddedMarker}, want: map[string]string{"f.txt": "two\n"}},
+		{name: "P11", files: map[string]string{"foo.txt": "x\n"}, patch: "  *** Update File: foo.txt\n@@\n-x\n+y\n", decision: DecisionRewrite, repairs: []string{RepairPaddedHeader}, outSub: []string{"\n*** Update File: foo.txt\n"}, want: map[string]string{"foo.txt": "y\n"}},
+		{name: "P12", files: abc, patch: "*** Frobnicate File: foo\n", errKind: V, errSub: "unexpected line between hunks: *** Frobnicate File: foo"},
+		{name: "P13", files: abc, patch: "*** Delete File: a.txt\n+ghost\n", errKind: V, errSub: "unexpected line between hunks: +ghost"},
+		{name: "P14", files: abc, patch: "*** Update File: a.txt\n", errKind: V, errSub: "Invalid patch format: Update File is missing @@ chunk body: a.txt"},
+		{name: "P15", files: abc, patch: "*** Update File: a.txt\n@@\n a\ngarbage\n-b\n+B\n", errKind: V, errSub: "unexpected line in patch chunk: garbage"},
+		{name: "P16", files: abc, patch: "*** Add File: n.txt\n+fresh\ngarbage\n", errKind: V, errSub: "unexpected line in Add File body: garbage"},
+		{name: "P17", files: map[string]string{"a.txt": "a\n\nb\n"}, patch: "*** Update File: a.txt\n@@\n a\n\n-b\n+B\n", decision: DecisionRewrite, repairs: []string{RepairBlankContextLine}, outSub: []string{"\n a\n \n-b\n+B\n"}, want: map[string]string{"a.txt": "a\n\nB\n"}},
+		{name: "P18", files: map[string]string{"f.py": "import foo\n"}, patch: "*** Update File: f.py\n import foo\n+bar\n", decision: DecisionRewrite, repairs: []string{RepairMissingChunkHead}, outSub: []string{"@@\n import foo\n+bar\n"}, want: map[string]string{"f.py": "import foo\nbar\n"}},
+		{name: "P19", files: map[string]string{"a.txt": "a\nb\n"}, patch: "*** Update File: a.txt\n@@\n a\n-b\n+B\n*** End of File \n", decision: DecisionRewrite, repairs: []string{RepairPaddedMarker}, want: map[string]string{"a.txt": "a\nB\n"}},
+		{name: "P20", files: abc, raw: true, patch: "*** Begin Patch\n*** End Patch\n", errKind: V, errSub: "apply_patch validation failed: empty patch"},
+		{name: "P20-no-hunks", files: abc, raw: true, patch: "*** Begin Patch\n\n*** End Patch\n", errKind: V, errSub: "no hunks found"},
+		{name: "P21", files: nil, patch: "*** Add File:e.txt\n+a\n", decision: DecisionUnchanged, want: map[string]string{"e.txt": "a\n"}},
+		{name: "P22", files: abc, patch: "*** Update File: a.txt\n*** Move to:\n@@\n-b\n+B\n", errKind: V, errSub: "unexpected line between hunks: *** Update File: a.txt"},
+		{name: "P23", files: map[string]string{"a.txt": "ctx\nb\n"}, patch: "*** Update File: a.txt\n@@ctx\n-b\n+B\n", decision: DecisionUnchanged, want: map[string]string{"a.txt": "ctx\nB\n"}},
+		{name: "P24", files: map[string]string{"a.py": "x\n  def f():\n    return 1\n"}, patch: "*** Update File: a.py\n@@   def f():\n-    return 1\n+    return 2\n", decision: DecisionUnchanged, want: map[string]string{"a.py": "x\n  def f():\n    return 2\n"}},
+		{name: "P25", files: abc, patch: "*** Update File: a.txt\n@@ -1,3 +1,3 @@\n a\n-b\n+B\n c\n", decision: DecisionRewrite, repairs: []string{RepairUnifiedDiffHeader}, want: aBc},
+		{name: "missing-markers", files: abc, raw: true, patch: "*** Update File: a.txt\n", errKind: V, errSub: "Invalid patch format: missing Begin/End markers"},
+		{name: "before-begin", files: abc, raw: true, patch: "hello\n" + wrap(upd), errKind: V, errSub: "unexpected line before Begin Patch: hello"},
+		{name: "update-body-junk", files: abc, patch: "*** Update File: a.txt\njunk\n", errKind: V, errSub: "unexpected line in update body: junk"},
+
+		// 3B. Paths and containment.
+		{name: "G01", files: map[string]string{"sample.txt": "alpha\nbeta\n"}, patch: "*** Update File: <root>/sample.txt\n@@\n-alpha\n+omega\n", decision: DecisionRewrite, repairs: []string{RepairAbsolutePath}, outSub: []string{"*** Update File: sample.txt\n"}, want: map[string]string{"sample.txt": "omega\nbeta\n"}},
+		{name: "G02", patch: "*** Add File: <root>/added.txt\n+fresh\n", decision: DecisionRewrite, outSub: []string{"*** Add File: added.txt\n+fresh\n"}, want: map[string]string{"added.txt": "fresh\n"}},
+		{name: "G03", files: map[string]string{"before.txt": "alpha\nbeta\n"}, patch: "*** Update File: before.txt\n*** Move to: <root>/nested/after.txt\n@@\n alpha\n-beta\n+BETA\n", decision: DecisionRewrite, outSub: []string{"*** Move to: nested/after.txt\n"}, want: map[string]string{"before.txt": absent, "nested/after.txt": "alpha\nBETA\n"}},
+		{name: "G05", patch: "*** Add File: <root>\n+x\n", errKind: X, errSub: "Add File target already exists: <root>"},
+		{name: "G06", patch: "*** Add File: <root>/../outside.txt\n+x\n", errKind: slimerr.Blocked, errSub: "apply_patch blocked: "},
+		{name: "G07", patch: "*** Add File: ../outside-added.txt\n+x\n", errKind: slimerr.Blocked, errSub: "apply_patch blocked: "},
+		{name: "G10", files: map[string]string{"in.txt": "stale\n"}, patch: "*** Add File: ../out.txt\n+x\n*** Update File: in.txt\n@@\n-stale\n+fresh\n*** Delete File: ../other.txt\n", errKind: slimerr.Blocked, errSub: "apply_patch blocked: "},
+		{name: "G12", files: map[string]string{"..cfg": "k=1\n"}, patch: "*** Update File: ..cfg\n@@\n-k=1\n+k=2\n", decision: DecisionUnchanged, want: map[string]string{"..cfg": "k=2\n"}},
+		{name: "G14", files: map[string]string{"d/a.txt": "x\n"}, patch: "*** Update File: ./d/../d/a.txt\n@@\n-x\n+y\n", decision: DecisionUnchanged, want: map[string]string{"d/a.txt": "y\n"}},
+
+		// 3C. Matching, end to end.
+		{name: "M03", files: map[string]string{"sample.txt": "const title = “Hola”;\n"}, patch: "*** Update File: sample.txt\n@@\n-const title = \"Hola\";\n+const title = \"Hola mundo\";\n", decision: DecisionRewrite, outSub: []string{"-const title = “Hola”;\n+const title = \"Hola mundo\";\n"}, want: map[string]string{"sample.txt": "const title = \"Hola mundo\";\n"}},
+		{name: "M04", files: map[string]string{"sample.txt": "alpha  \n"}, patch: "*** Update File: sample.txt\n@@\n-alpha\n+omega\n", decision: DecisionRewrite, outSub: []string{"-alpha  \n+omega\n"}, want: map[string]string{"sample.txt": "omega\n"}},
+		{name: "M05", files: map[string]string{"sample.txt": "  alpha  \n"}, patch: "*** Update File: sample.txt\n@@\n-alpha\n+omega\n", errKind: X, errSub: "Failed to find expected lines in <root>/sample.txt:\nalpha"},
+		{name: "M06", files: map[string]string{"c.yaml": "root:\n  child:\n    enabled: false\nnext: true\n"}, patch: "*** Update File: c.yaml\n@@\n-enabled: false\n+enabled: true\n", errKind: X, errSub: "Failed to find expected lines"},
+		{name: "M08", files: map[string]string{"a.txt": "wait\u00A0for it\u2026\nz\n"}, patch: "*** Update File: a.txt\n@@\n-wait for it...\n+done\n", decision: DecisionRewrite, want: map[string]string{"a.txt": "done\nz\n"}},
+		{name: "M09", files: map[string]string{"a.txt": "x \u2212 y\n"}, patch: "*** Update File: a.txt\n@@\n-x - y\n+x + y\n", decision: DecisionRewrite, want: map[string]string{"a.txt": "x + y\n"}},
+		{name: "M12", files: map[string]string{"a.txt": "x\ny\nx\n"}, patch: "*** Update File: a.txt\n@@\n-x\n+X\n", errKind: X, errSub: "Candidates at lines 1, 3."},
+		{name: "M13", files: map[string]string{"u.txt": "const a = \"x\";\nold\n"}, patch: "*** Update File: u.txt\n@@\n const a = “x”;\n-old\n+new\n", decision: DecisionRewrite, outSub: []string{" const a = \"x\";\n-old\n+new\n"}, want: map[string]string{"u.txt": "const a = \"x\";\nnew\n"}},
+		{name: "M14", files: map[string]string{"u.txt": "alpha  \nold\n"}, patch: "*** Update File: u.txt\n@@\n alpha\n-old\n+new\n", decision: DecisionRewrite, want: map[string]string{"u.txt": "alpha  \nnew\n"}},
+		{name: "M15", files: map[string]string{"u.txt": "“anchor”\nold\n"}, patch: "*** Update File: u.txt\n@@ \"anchor\"\n-old\n+new\n", decision: DecisionUnchanged, want: map[string]string{"u.txt": "“anchor”\nnew\n"}},
+
+		// 3D. Rescues, end to end.
+		{name: "R01-variant", files: map[string]string{"sample.txt": "top\nprefix\n  old-value\nsuffix\nbottom\n"}, patch: "*** Update File: sample.txt\n@@ top\n prefix\n-old-value\n+ \tverbatim  \"\"  Ω  \n suffix\n", decision: DecisionRewrite, outSub: []string{"+ \tverbatim  \"\"  Ω  \n"}, want: map[string]string{"sample.txt": "top\nprefix\n \tverbatim  \"\"  Ω  \nsuffix\nbottom\n"}},
+		{name: "R01", files: map[string]string{"sample.txt": "top\nprefix\nstale-value\nsuffix\nbottom\n"}, patch: "*** Update File: sample.txt\n@@ top\n prefix\n-old-value\n+new\n suffix\n", errKind: X, errSub: "Failed to find expected lines"},
+		{name: "R09", files: map[string]string{"a.txt": "A\nY1\nY2\nY3\nB\n"}, patch: "*** Update File: a.txt\n@@\n A\n+X\n B\n", errKind: X, errSub: "Failed to find expected lines"},
+		{name: "R11", files: map[string]string{"sample.txt": "top\nA\nB-stale\nC\nD\nE\nbottom\n"}, patch: "*** Update File: sample.txt\n@@ top\n A\n-B\n-C\n-D\n-E\n+B\n+C\n+D\n+X\n", errKind: X, errSub: "Failed to find expected lines"},
+
+		// 3E. Insertions, anchors, EOF.
+		{name: "I01", files: map[string]string{"a.txt": "top\nanchor\nbottom\n"}, patch: "*** Update File: a.txt\n@@ anchor\n+middle\n", decision: DecisionRewrite, outSub: []string{"@@ anchor\n+middle\n bottom\n"}, want: map[string]string{"a.txt": "top\nanchor\nmiddle\nbottom\n"}},
+		{name: "I02", files: map[string]string{"a.txt": "top\nanchor\n"}, patch: "*** Update File: a.txt\n@@ anchor\n+middle\n", decision: DecisionUnchanged, want: map[string]string{"a.txt": "top\nanchor\nmiddle\n"}},
+		{name: "I03", files: map[string]string{"a.txt": "top\n“anchor”\n"}, patch: "*** Update File: a.txt\n@@ \"anchor\"\n+middle\n", decision: DecisionRewrite, outSub: []string{"@@ “anchor”\n"}, want: map[string]string{"a.txt": "top\n“anchor”\nmiddle\n"}},
+		{name: "I05", files: map[string]string{"a.txt": "top\nbottom\n"}, patch: "*** Update File: a.txt\n@@ anchor\n+middle\n", errKind: X, errSub: "Failed to find insertion anchor in <root>/a.txt:\nanchor"},
+		{name: "I06", files: map[string]string{"a.txt": "top\nanchor\none\nsplit\nanchor\ntwo\n"}, patch: "*** Update File: a.txt\n@@ anchor\n+middle\n", errKind: X, errSub: "Candidates at lines 2, 5."},
+		{name: "I08", files: map[string]string{"a.txt": "line1\nline2\n"}, patch: "*** Update File: a.txt\n@@\n+added line 1\n+added line 2\n", errKind: X, errSub: "Missing insertion anchor in <root>/a.txt: add \"*** End of File\""},
+		{name: "I09", files: map[string]string{"a.txt": "line1\nline2\n"}, patch: "*** Update File: a.txt\n@@\n+added\n*** End of File\n", decision: DecisionUnchanged, want: map[string]string{"a.txt": "line1\nline2\nadded\n"}},
+		{name: "I10", files: map[string]string{"a.txt": "top\nz0\n"}, patch: "*** Update File: a.txt\n@@ top\n+z\n*** End of File\n", want: map[string]string{"a.txt": "top\nz0\nz\n"}},
+		{name: "I17", files: map[string]string{"a.txt": "alpha\nomega\n"}, patch: "*** Update File: a.txt\n@@\n-alpha\n \n", decision: DecisionRewrite, want: map[string]string{"a.txt": "omega\n"}},
+		{name: "I18", files: map[string]string{"a.txt": "a\nb\nc\n"}, patch: "*** Update File: a.txt\n@@ a\n+X\n@@\n-b\n+B\n", decision: DecisionRewrite, want: map[string]string{"a.txt": "a\nX\nB\nc\n"}},
+		{name: "I19", files: map[string]string{"a.py": "class Other:\n    def method():\n        old\nclass BaseClass:\n    def method():\n        old\n"}, patch: "*** Update File: a.py\n@@ class BaseClass:\n@@     def method():\n-        old\n+        new\n", decision: DecisionUnchanged, want: map[string]string{"a.py": "class Other:\n    def method():\n        old\nclass BaseClass:\n    def method():\n        new\n"}},
+		{name: "I20", files: map[string]string{"a.txt": "a\nb\nc\n"}, patch: "*** Update File: a.txt\n@@ a\n@@\n-b\n+B\n", want: map[string]string{"a.txt": "a\nB\nc\n"}},
+		{name: "I21", files: map[string]string{"a.txt": "a\nb\nc\nd\n"}, patch: "*** Update File: a.txt\n@@\n-c\n+C\n@@\n-a\n+A\n", errKind: X, errSub: "Failed to find expected lines in <root>/a.txt:\na"},
+
+		// 3F. EOL, final newline, encoding.
+		{name: "E01", files: map[string]string{"a.txt": "alpha\r\nbeta\r\ngamma\r\n"}, patch: "*** Update File: a.txt\n@@\n alpha\n-beta\n+BETA\n gamma\n", decision: DecisionRewrite, repairs: []string{RepairHostEOL}, outSub: []string{" alpha\r\n-beta\r\n+BETA\r\n gamma\r\n"}, want: map[string]string{"a.txt": "alpha\r\nBETA\r\ngamma\r\n"}},
+		{name: "E03", files: map[string]string{"a.txt": "alpha\nbeta"}, patch: "*** Update File: a.txt\n@@\n alpha\n-beta\n+omega\n", rewriteErr: "Cannot express this patch so that the host writes the intended text in <root>/a.txt", want: map[string]string{"a.txt": "alpha\nomega"}},
+		{name: "E04", files: map[string]string{"a.txt": "a\r\nb\nc\n"}, patch: "*** Update File: a.txt\n@@\n a\n-b\n+B\n c\n", want: map[string]string{"a.txt": "a\r\nB\nc\n"}},
+		{name: "E05", files: map[string]string{"a.txt": "a\rb\rc\r"}, patch: "*** Update File: a.txt\n@@\n a\n-b\n+B\n c\n", rewriteErr: "lone CR", want: map[string]string{"a.txt": "a\rB\rc\r"}},
+		{name: "E06", files: map[string]string{"a.txt": "\uFEFFalpha\nbeta\n"}, patch: "*** Update File: a.txt\n@@\n alpha\n-beta\n+BETA\n", decision: DecisionUnchanged, want: map[string]string{"a.txt": "\uFEFFalpha\nBETA\n"}},
+		{name: "E07", files: map[string]string{"a.txt": ""}, patch: "*** Update File: a.txt\n@@\n+First line\n*** End of File\n", want: map[string]string{"a.txt": "First line\n"}},
+		{name: "E07-retry", files: map[string]string{"a.txt": ""}, patch: "*** Update File: a.txt\n@@\n-\n+x\n", want: map[string]string{"a.txt": "x\n"}},
+		{name: "binary", files: map[string]string{"b.bin": "a\x00b\n"}, patch: "*** Update File: b.bin\n@@\n-a\n+b\n", errKind: X, errSub: "Refusing binary or non-UTF-8 file: <root>/b.bin"},
+		{name: "non-utf8", files: map[string]string{"b.txt": "caf\xe9\n"}, patch: "*** Update File: b.txt\n@@\n-x\n+b\n", errKind: X, errSub: "Refusing binary or non-UTF-8 file"},
+
+		// 3G. Multiple hunks, Add, Delete, Move.
+		{name: "H01", files: map[string]string{"a.txt": "alpha\nbeta\ngamma\ndelta\n"}, patch: "*** Update File: a.txt\n@@\n alpha\n-beta\n+BETA\n gamma\n*** Update File: a.txt\n@@\n gamma\n-delta\n+DELTA\n", decision: DecisionRewrite, repairs: []string{RepairSamePathMerged}, outSub: []string{"@@ alpha\n-beta\n+BETA\n@@ gamma\n-delta\n+DELTA\n"}, want: map[string]string{"a.txt": "alpha\nBETA\ngamma\nDELTA\n"}},
+		{name: "H02", files: map[string]string{"a.txt": "alpha\nbeta\ngamma\n"}, patch: "*** Update File: a.txt\n@@\n alpha\n-beta\n+BETA\n gamma\n*** Update File: a.txt\n@@\n alpha\n-BETA\n+BETA!\n gamma\n", decision: DecisionRewrite, outSub: []string{"@@ alpha\n-beta\n+BETA!\n"}, want: map[string]string{"a.txt": "alpha\nBETA!\ngamma\n"}},
+		{name: "H03", files: map[string]string{"a.txt": "one\ntwo\nthree\nfour\nfive\n"}, patch: "*** Update File: a.txt\n@@\n-two\n+TWO\n*** Update File: a.txt\n@@\n-four\n+FOUR\n", want: map[string]string{"a.txt": "one\nTWO\nthree\nFOUR\nfive\n"}},
+		{name: "H06", files: abc, patch: "*** Update File: a.txt\n@@\n-b\n+B\n*** Update File: a.txt\n@@\n-b\n+Z\n", errKind: X, errSub: "Failed to find expected lines in <root>/a.txt:\nb"},
+		{name: "H07-variant", files: map[string]string{"a.txt": "a\nb\nleft\n  old\nright\n"}, patch: "*** Update File: a.txt\n@@\n-b\n+B\n*** Update File: a.txt\n@@\n left\n-old\n+new\n right\n", decision: DecisionRewrite, outSub: []string{"@@ left\n-  old\n+new\n"}, want: map[string]string{"a.txt": "a\nB\nleft\nnew\nright\n"}},
+		{name: "H08", files: map[string]string{"a.txt": "x\nx\nx\n"}, patch: "*** Update File: a.txt\n@@\n-x\n+y\n*** Update File: a.txt\n@@\n y\n-x\n+z\n", errKind: X, errSub: "Candidates at lines 1, 2, 3."},
+		{name: "H09", patch: "*** Add File: added.txt\n+alpha\n+beta\n*** Update File: added.txt\n@@\n alpha\n-beta\n+BETA\n", decision: DecisionRewrite, outSub: []string{"*** Add File: added.txt\n+alpha\n+BETA\n*** End Patch"}, want: map[string]string{"added.txt": "alpha\nBETA\n"}},
+		{name: "H10", patch: "*** Add File: before.txt\n+alpha\n*** Update File: before.txt\n*** Move to: nested/after.txt\n@@\n-alpha\n+ALPHA\n", decision: DecisionRewrite, outSub: []string{"*** Add File: nested/after.txt\n+ALPHA\n"}, want: map[string]string{"before.txt": absent, "nested/after.txt": "ALPHA\n"}},
+		{name: "H11", patch: "*** Add File: n.txt\n+a\n+b\n*** Update File: n.txt\n@@\n-a\n+A\n*** Update File: n.txt\n@@\n-b\n+B\n", want: map[string]string{"n.txt": "A\nB\n"}},
+		{name: "H12", files: map[string]string{"before.txt": "alpha\nbeta\ngamma\n"}, patch: "*** Update File: before.txt\n*** Move to: nested/after.txt\n@@\n alpha\n-beta\n+BETA\n gamma\n*** Update File: nested/after.txt\n@@\n alpha\n BETA\n-gamma\n+GAMMA\n", decision: DecisionRewrite, outSub: []string{"*** Update File: before.txt\n*** Move to: nested/after.txt\n@@ alpha\n-beta\n-gamma\n+BETA\n+GAMMA\n*** End of File\n"}, want: map[string]string{"before.txt": absent, "nested/after.txt": "alpha\nBETA\nGAMMA\n"}},
+		{name: "H14", files: map[string]string{"a.txt": "one\ntwo\n"}, patch: "*** Update File: a.txt\n*** Move to: b.txt\n@@\n one\n*** Update File: b.txt\n*** Move to: c.txt\n@@\n two\n", decision: DecisionRewrite, outSub: []string{"*** Update File: a.txt\n*** Move to: c.txt\n"}, want: map[string]string{"a.txt": absent, "b.txt": absent, "c.txt": "one\ntwo\n"}},
+		{name: "H15", files: map[string]string{"before.txt": "x\n"}, patch: "*** Update File: before.txt\n*** Move to: nested/after.txt\n@@\n-x\n+y\n*** Add File: before.txt\n+replacement\n", want: map[string]string{"before.txt": "replacement\n", "nested/after.txt": "y\n"}},
+		{name: "H16", files: map[string]string{"before.txt": "x\n"}, patch: "*** Update File: before.txt\n*** Move to: after.txt\n@@\n-x\n+y\n*** Delete File: before.txt\n", errKind: X, errSub: "Failed to read file to delete: <root>/before.txt"},
+		{name: "H17", files: map[string]string{"before.txt": "x\n"}, patch: "*** Update File: before.txt\n*** Move to: after.txt\n@@\n-x\n+y\n*** Update File: before.txt\n@@\n-y\n+z\n", errKind: X, errSub: "Failed to read file to update: <root>/before.txt"},
+		{name: "H18", files: map[string]string{"a.txt": "x\n", "b.txt": "y\n"}, patch: "*** Update File: a.txt\n*** Move to: b.txt\n@@\n-x\n+z\n", errKind: X, errSub: "Move destination already exists: <root>/b.txt"},
+		{name: "H19", files: map[string]string{"a.txt": "x\n"}, patch: "*** Add File: a.txt\n+y\n", errKind: X, errSub: "Add File target already exists: <root>/a.txt"},
+		{name: "H20", files: map[string]string{"a.txt": "x\n"}, patch: "*** Update File: a.txt\n@@\n-x\n+y\n*** Add File: a.txt\n+z\n", errKind: X, errSub: "Add File target already exists"},
+		{name: "H21", files: map[string]string{"a.txt": "x\n"}, patch: "*** Delete File: a.txt\n*** Add File: a.txt\n+fresh\n", want: map[string]string{"a.txt": "fresh\n"}},
+		{name: "H21-add-delete", patch: "*** Add File: n.txt\n+x\n*** Delete File: n.txt\n*** Add File: m.txt\n+m\n", want: map[string]string{"n.txt": absent, "m.txt": "m\n"}},
+		{name: "H22", patch: "*** Delete File: missing.txt\n", errKind: X, errSub: "Failed to read file to delete: <root>/missing.txt"},
+		{name: "H22-twice", files: map[string]string{"a.txt": "x\n"}, patch: "*** Delete File: a.txt\n*** Delete File: a.txt\n", errKind: X, errSub: "Failed to read file to delete: <root>/a.txt"},
+		{name: "H23", files: map[string]string{"dir/f.txt": "x\n"}, patch: "*** Delete File: dir\n", errKind: X, errSub: "Failed to read file to delete: <root>/dir"},
+		{name: "H24", patch: "*** Update File: missing.txt\n@@\n-x\n+y\n", errKind: X, errSub: "Failed to read file to update: <root>/missing.txt"},
+		{name: "H25", files: abc, patch: "*** Update File: a.txt\n*** Move to: a.txt\n@@\n a\n-b\n+B\n c\n", decision: DecisionRewrite, repairs: []string{RepairSelfMoveDropped}, want: aBc},
+		{name: "H26", files: map[string]string{"a.txt": "a\nb\nc\nd\n"}, patch: "*** Update File: a.txt\n@@\n-b\n+B\n*** Update File: ./a.txt\n@@\n-d\n+D\n", decision: DecisionRewrite, outSub: []string{"*** Update File: a.txt\n@@"}, want: map[string]string{"a.txt": "a\nB\nc\nD\n"}},
+		{name: "H27", files: map[string]string{"u.txt": "u\n", "d.txt": "d\n"}, patch: "*** Update File: u.txt\n@@\n-u\n+U\n*** Add File: n.txt\n+n\n*** Delete File: d.txt\n", decision: DecisionUnchanged, want: map[string]string{"u.txt": "U\n", "n.txt": "n\n", "d.txt": absent}},
+		{name: "H28", patch: "*** Add File: created.txt\n+x\n*** Update File: missing.txt\n@@\n-x\n+y\n", errKind: X, errSub: "Failed to read file to update", want: map[string]string{"created.txt": absent}},
+
+		// 3H. Fail modes.
+		{name: "K03", files: map[string]string{"a.txt": "present\n"}, patch: "*** Update File: a.txt\n@@\n-missing\n+x\n", errKind: X, errSub: "apply_patch verification failed: Failed to find expected lines"},
+		{name: "K08", files: abc, patch: upd, decision: DecisionUnchanged, want: aBc},
+	}
+}
