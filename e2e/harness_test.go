@@ -1,0 +1,561 @@
+package e2e
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"runtime"
+	"strings"
+	"sync"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/slimgate/slim/fixtures/fakeprovider"
+)
+
+// pinnedVersion is the OpenCode release the tests are written against
+// (e2e/package.json pins the same).
+const pinnedVersion = "1.18.33"
+
+// runTimeout is the hard cap on one `opencode run`; the process group is
+// killed when it is reached. A healthy run takes 5-15 s.
+const runTimeout = 120 * time.Second
+
+// modelID contains "gpt-" so the host offers apply_patch (and not edit/write).
+const modelID = "gpt-5-fake"
+
+// suite holds what the tests share: the host binary and the slim binary,
+// each found or built once.
+var suite struct {
+	tmp string
+
+	hostOnce sync.Once
+	hostBin  string
+	hostErr  error
+
+	slimOnce sync.Once
+	slimBin  string
+	slimErr  error
+}
+
+func TestMain(m *testing.M) {
+	dir, err := os.MkdirTemp("", "slim-e2e-")
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "e2e: temp dir:", err)
+		os.Exit(1)
+	}
+	suite.tmp = dir
+	code := m.Run()
+	os.RemoveAll(dir)
+	os.Exit(code)
+}
+
+// e2eMode is SLIM_E2E: "require" turns a missing host into a failure,
+// "off" skips everything, anything else skips when the host is missing.
+func e2eMode() string { return strings.ToLower(strings.TrimSpace(os.Getenv("SLIM_E2E"))) }
+
+// unavailable skips the test, or fails it under SLIM_E2E=require.
+func unavailable(t *testing.T, format string, args ...any) {
+	t.Helper()
+	msg := fmt.Sprintf(format, args...)
+	if e2eMode() == "require" {
+		t.Fatalf("SLIM_E2E=require: %s", msg)
+	}
+	t.Skipf("%s (run scripts/e2e-setup.sh; SLIM_E2E=require makes this a failure)", msg)
+}
+
+// hostBinary returns the pinned opencode binary, or skips/fails the test.
+func hostBinary(t *testing.T) string {
+	t.Helper()
+	if e2eMode() == "off" {
+		t.Skip("SLIM_E2E=off")
+	}
+	suite.hostOnce.Do(func() {
+		bin := os.Getenv("SLIM_E2E_OPENCODE")
+		if bin == "" {
+			bin = filepath.Join("node_modules", ".bin", "opencode")
+		}
+		abs, err := filepath.Abs(bin)
+		if err != nil {
+			suite.hostErr = fmt.Errorf("locate opencode: %w", err)
+			return
+		}
+		if _, err := os.Stat(abs); err != nil {
+			suite.hostErr = fmt.Errorf("opencode host not installed: %w", err)
+			return
+		}
+		ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+		defer cancel()
+		cmd := exec.CommandContext(ctx, abs, "--version")
+		cmd.Env = append(os.Environ(), "OPENCODE_DISABLE_AUTOUPDATE=1")
+		out, err := cmd.CombinedOutput()
+		if err != nil {
+			suite.hostErr = fmt.Errorf("opencode --version: %w: %s", err, bytes.TrimSpace(out))
+			return
+		}
+		if v := strings.TrimSpace(string(out)); v != pinnedVersion {
+			suite.hostErr = fmt.Errorf("opencode is version %q, want %s (reinstall with scripts/e2e-setup.sh)", v, pinnedVersion)
+			return
+		}
+		// The host's grep and glob run ripgrep from PATH and would otherwise
+		// download it from the internet.
+		if _, err := exec.LookPath("rg"); err != nil {
+			suite.hostErr = fmt.Errorf("ripgrep (rg) is not on PATH; the host would try to download it: %w", err)
+			return
+		}
+		suite.hostBin = abs
+	})
+	if suite.hostErr != nil {
+		unavailable(t, "%v", suite.hostErr)
+	}
+	return suite.hostBin
+}
+
+// slimBinary builds cmd/slim once (static, no-docs tag, as shipped).
+func slimBinary(t *testing.T) string {
+	t.Helper()
+	suite.slimOnce.Do(func() {
+		out := filepath.Join(suite.tmp, "bin", "slim")
+		if runtime.GOOS == "windows" {
+			out += ".exe"
+		}
+		cmd := exec.Command("go", "build", "-tags", "urfave_cli_no_docs", "-o", out, "./cmd/slim")
+		cmd.Dir = ".."
+		cmd.Env = append(os.Environ(), "CGO_ENABLED=0")
+		if msg, err := cmd.CombinedOutput(); err != nil {
+			suite.slimErr = fmt.Errorf("build slim: %w\n%s", err, msg)
+			return
+		}
+		suite.slimBin = out
+	})
+	if suite.slimErr != nil {
+		t.Fatal(suite.slimErr)
+	}
+	return suite.slimBin
+}
+
+// pluginMode says how slim takes part in a run.
+type pluginMode int
+
+const (
+	// noPlugin: the project has no slim plugin at all (the bare host).
+	noPlugin pluginMode = iota
+	// withSlim: the plugin installed by `slim hooks install --opencode`,
+	// SLIM_BIN pointing at the freshly built slim.
+	withSlim
+	// slimMissing: the plugin is installed but SLIM_BIN points nowhere and no
+	// slim is on PATH, so the plugin must let every call pass.
+	slimMissing
+)
+
+func (m pluginMode) String() string {
+	return [...]string{"no plugin", "with slim", "plugin without slim binary"}[m]
+}
+
+// project is one throw-away git project with an isolated host environment.
+type project struct {
+	t       *testing.T
+	root    string // holds everything below
+	dir     string // the project (git work tree, host cwd)
+	outside string // a directory beside the project, outside it
+	home    string
+	xdg     map[string]string // XDG_*_HOME
+	mode    pluginMode
+	slimBin string // SLIM_BIN handed to the host
+	runs    int
+}
+
+var unsafeName = regexp.MustCompile(`[^A-Za-z0-9_.-]+`)
+
+// newProject creates the project with the given files (relative path to
+// content), installs the plugin as mode says, and commits everything.
+func newProject(t *testing.T, mode pluginMode, files map[string]string) *project {
+	t.Helper()
+	hostBinary(t)
+	root := t.TempDir()
+	if keep := os.Getenv("SLIM_E2E_KEEP"); keep != "" {
+		root = filepath.Join(keep, unsafeName.ReplaceAllString(t.Name(), "_"))
+		if err := os.RemoveAll(root); err != nil {
+			t.Fatal(err)
+		}
+	}
+	p := &project{
+		t:       t,
+		root:    root,
+		dir:     filepath.Join(root, "proj"),
+		outside: filepath.Join(root, "outside"),
+		home:    filepath.Join(root, "home"),
+		xdg: map[string]string{
+			"XDG_DATA_HOME":   filepath.Join(root, "xdg", "data"),
+			"XDG_CONFIG_HOME": filepath.Join(root, "xdg", "config"),
+			"XDG_CACHE_HOME":  filepath.Join(root, "xdg", "cache"),
+			"XDG_STATE_HOME":  filepath.Join(root, "xdg", "state"),
+		},
+		mode: mode,
+	}
+	for _, d := range []string{p.dir, p.outside, p.home, filepath.Join(root, "tmp"), filepath.Join(root, "slim-state")} {
+		mustMkdir(t, d)
+	}
+	for _, d := range p.xdg {
+		mustMkdir(t, d)
+	}
+	for rel, content := range files {
+		p.write(rel, content)
+	}
+	// Pitfall 1: without a seeded node_modules and lock file in every config
+	// dir the host npm-installs its plugin package (and hangs offline).
+	for _, d := range []string{filepath.Join(p.dir, ".opencode"), filepath.Join(p.xdg["XDG_CONFIG_HOME"], "opencode")} {
+		mustMkdir(t, filepath.Join(d, "node_modules"))
+		mustWrite(t, filepath.Join(d, "package-lock.json"), `{"packages":{"":{"dependencies":{"@opencode-ai/plugin":"*"}}}}`+"\n")
+	}
+	switch mode {
+	case withSlim:
+		p.slimBin = slimBinary(t)
+		p.installPlugin()
+	case slimMissing:
+		p.installPlugin()
+		p.slimBin = filepath.Join(root, "no-such-dir", "slim")
+	}
+	p.git("init", "-q")
+	p.git("add", "-A")
+	p.git("commit", "-q", "-m", "initial")
+	return p
+}
+
+// installPlugin runs the real `slim hooks install --opencode` in the project.
+func (p *project) installPlugin() {
+	t := p.t
+	t.Helper()
+	bin := slimBinary(t)
+	if out, err := exec.Command(bin, "hooks", "install", "--help").CombinedOutput(); err != nil {
+		unavailable(t, "waiting on `slim hooks install --opencode`: %v: %s", err, firstLines(string(out), 3))
+	}
+	cmd := exec.Command(bin, "hooks", "install", "--opencode")
+	cmd.Dir = p.dir
+	cmd.Env = p.baseEnv()
+	out, err := cmd.CombinedOutput()
+	if err != nil {
+		t.Fatalf("slim hooks install --opencode: %v\n%s", err, out)
+	}
+	plugin := filepath.Join(p.dir, ".opencode", "plugin", "slim.js")
+	if _, err := os.Stat(plugin); err != nil {
+		t.Fatalf("slim hooks install --opencode did not write %s: %v\n%s", plugin, err, out)
+	}
+}
+
+func (p *project) git(args ...string) {
+	p.t.Helper()
+	cmd := exec.Command("git", append([]string{"-c", "user.name=e2e", "-c", "user.email=e2e@example.invalid", "-c", "init.defaultBranch=main", "-c", "core.autocrlf=false"}, args...)...)
+	cmd.Dir = p.dir
+	cmd.Env = append(p.baseEnv(), "GIT_CONFIG_NOSYSTEM=1")
+	if out, err := cmd.CombinedOutput(); err != nil {
+		p.t.Fatalf("git %s: %v\n%s", strings.Join(args, " "), err, out)
+	}
+}
+
+// path returns the absolute path of a project-relative file.
+func (p *project) path(rel string) string { return filepath.Join(p.dir, filepath.FromSlash(rel)) }
+
+func (p *project) write(rel, content string) {
+	p.t.Helper()
+	full := p.path(rel)
+	mustMkdir(p.t, filepath.Dir(full))
+	mustWrite(p.t, full, content)
+}
+
+// read returns a project file's bytes, or fails.
+func (p *project) read(rel string) string {
+	p.t.Helper()
+	b, err := os.ReadFile(p.path(rel))
+	if err != nil {
+		p.t.Fatalf("read %s: %v", rel, err)
+	}
+	return string(b)
+}
+
+// cleanPath keeps PATH but drops any directory holding a `slim`, so the
+// plugin can only find slim through SLIM_BIN.
+func cleanPath() string {
+	var keep []string
+	for _, d := range filepath.SplitList(os.Getenv("PATH")) {
+		if d == "" {
+			continue
+		}
+		if fi, err := os.Stat(filepath.Join(d, "slim")); err == nil && !fi.IsDir() {
+			continue
+		}
+		keep = append(keep, d)
+	}
+	return strings.Join(keep, string(os.PathListSeparator))
+}
+
+// baseEnv is the whole environment of the host and of git: nothing is
+// inherited but PATH, so no user config, token or proxy leaks in.
+func (p *project) baseEnv() []string {
+	env := []string{
+		"PATH=" + cleanPath(),
+		"HOME=" + p.home,
+		"TMPDIR=" + filepath.Join(p.root, "tmp"),
+		"LANG=C.UTF-8",
+		"SLIM_STATE_DIR=" + filepath.Join(p.root, "slim-state"),
+		"SLIM_PLUGIN_LOG=" + filepath.Join(p.root, "slim-plugin.log"),
+		"SLIM_LOG_FILE=" + filepath.Join(p.root, "slim.log"),
+		"SLIM_LOG_LEVEL=debug",
+		// Hook calls share two cores with the host; be generous so a slow
+		// machine does not turn into a silent pass.
+		"SLIM_HOOK_TIMEOUT_MS=20000",
+		"GIT_CONFIG_NOSYSTEM=1",
+	}
+	for k, v := range p.xdg {
+		env = append(env, k+"="+v)
+	}
+	return env
+}
+
+// hostEnv adds the host's switches: no update check, no models.dev fetch,
+// no default plugins, no LSP downloads, no sharing, no foreign skills.
+func (p *project) hostEnv() []string {
+	env := append(p.baseEnv(),
+		"OPENCODE_DISABLE_AUTOUPDATE=1",
+		"OPENCODE_DISABLE_MODELS_FETCH=1",
+		"OPENCODE_DISABLE_DEFAULT_PLUGINS=1",
+		"OPENCODE_DISABLE_LSP_DOWNLOAD=1",
+		"OPENCODE_DISABLE_SHARE=1",
+		"OPENCODE_DISABLE_CLAUDE_CODE=1",
+		"OPENCODE_DISABLE_EXTERNAL_SKILLS=1",
+	)
+	if p.slimBin != "" {
+		env = append(env, "SLIM_BIN="+p.slimBin)
+	}
+	return env
+}
+
+// writeConfig writes opencode.json for a provider at baseURL.
+func (p *project) writeConfig(baseURL string) {
+	p.t.Helper()
+	cfg := map[string]any{
+		"$schema":           "https://opencode.ai/config.json",
+		"autoupdate":        false,
+		"share":             "disabled",
+		"enabled_providers": []string{"fake"},
+		"model":             "fake/" + modelID,
+		"small_model":       "fake/" + modelID,
+		"lsp":               false,
+		"formatter":         false,
+		// Allow everything, so that only slim can stop a call: a missing
+		// block shows up as a written file instead of a host refusal.
+		"permission": map[string]any{"*": "allow"},
+		"provider": map[string]any{
+			"fake": map[string]any{
+				"npm":     "@ai-sdk/openai-compatible",
+				"name":    "Scripted fake provider",
+				"options": map[string]any{"baseURL": baseURL, "apiKey": "dummy"},
+				"models": map[string]any{
+					modelID: map[string]any{"name": modelID, "tool_call": true, "limit": map[string]any{"context": 128000, "output": 4096}},
+				},
+			},
+		},
+	}
+	b, err := json.MarshalIndent(cfg, "", "  ")
+	if err != nil {
+		p.t.Fatal(err)
+	}
+	mustWrite(p.t, filepath.Join(p.dir, "opencode.json"), string(b)+"\n")
+}
+
+// toolEvent is one tool_use event of `opencode run --format json`.
+type toolEvent struct {
+	Tool   string
+	CallID string
+	Status string
+	Input  json.RawMessage
+	Output string
+	Error  string
+}
+
+// hostRun is what one `opencode run` left behind.
+type hostRun struct {
+	provider *fakeprovider.Server
+	dir      string // run artifacts
+	stdout   string
+	stderr   string
+	tools    []toolEvent
+	elapsed  time.Duration
+	exitErr  error
+	timedOut bool
+}
+
+// run starts a fake provider with script, points the project at it and runs
+// the host once. It fails the test on a timeout or when the host made no
+// request at all; everything else is for the caller to assert.
+func (p *project) run(script ...fakeprovider.Turn) *hostRun {
+	t := p.t
+	t.Helper()
+	bin := hostBinary(t)
+	p.runs++
+	r := &hostRun{dir: filepath.Join(p.root, fmt.Sprintf("run%d", p.runs))}
+	mustMkdir(t, r.dir)
+	srv, err := fakeprovider.Start(script, fakeprovider.Options{LogPath: filepath.Join(r.dir, "requests.jsonl")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	r.provider = srv
+	p.writeConfig(srv.BaseURL())
+
+	ctx, cancel := context.WithTimeout(context.Background(), runTimeout)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, bin, "run", "--format", "json", "--title", "e2e", "--print-logs", "--log-level", "INFO", "do it")
+	cmd.Dir = p.dir
+	cmd.Env = p.hostEnv()
+	cmd.Stdin = nil
+	var stdout, stderr bytes.Buffer
+	cmd.Stdout = &stdout
+	cmd.Stderr = &stderr
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	cmd.Cancel = func() error { return syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL) }
+	cmd.WaitDelay = 5 * time.Second
+	start := time.Now()
+	err = cmd.Start()
+	if err != nil {
+		srv.Close()
+		t.Fatalf("start opencode: %v", err)
+	}
+	r.exitErr = cmd.Wait()
+	r.elapsed = time.Since(start)
+	// Whatever the host left running in its group goes too.
+	_ = syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
+	r.timedOut = errors.Is(ctx.Err(), context.DeadlineExceeded)
+	if err := srv.Close(); err != nil {
+		t.Errorf("fake provider: %v", err)
+	}
+	r.stdout, r.stderr = stdout.String(), stderr.String()
+	mustWrite(t, filepath.Join(r.dir, "stdout.jsonl"), r.stdout)
+	mustWrite(t, filepath.Join(r.dir, "stderr.log"), r.stderr)
+	r.tools = parseToolEvents(r.stdout)
+	t.Logf("opencode run (%s): %.1fs, %d requests, exit %v", p.mode, r.elapsed.Seconds(), len(srv.Requests()), r.exitErr)
+	t.Cleanup(func() {
+		if t.Failed() {
+			t.Log(p.diagnostics(r))
+		}
+	})
+	if r.timedOut {
+		t.Fatalf("opencode run hit the %s timeout and was killed", runTimeout)
+	}
+	if len(srv.ScriptedRequests()) == 0 {
+		t.Fatalf("the host never asked the fake provider (exit %v)", r.exitErr)
+	}
+	return r
+}
+
+func parseToolEvents(stdout string) []toolEvent {
+	var out []toolEvent
+	sc := bufio.NewScanner(strings.NewReader(stdout))
+	sc.Buffer(make([]byte, 1<<20), 64<<20)
+	for sc.Scan() {
+		var ev struct {
+			Type string `json:"type"`
+			Part struct {
+				Tool   string `json:"tool"`
+				CallID string `json:"callID"`
+				State  struct {
+					Status string          `json:"status"`
+					Input  json.RawMessage `json:"input"`
+					Output string          `json:"output"`
+					Error  string          `json:"error"`
+				} `json:"state"`
+			} `json:"part"`
+		}
+		if json.Unmarshal(sc.Bytes(), &ev) != nil || ev.Type != "tool_use" {
+			continue
+		}
+		out = append(out, toolEvent{Tool: ev.Part.Tool, CallID: ev.Part.CallID, Status: ev.Part.State.Status,
+			Input: ev.Part.State.Input, Output: ev.Part.State.Output, Error: ev.Part.State.Error})
+	}
+	return out
+}
+
+// result returns the tool content the model received for the i-th call of
+// script turn turn (both from 0).
+func (r *hostRun) result(t *testing.T, turn, i int) string {
+	t.Helper()
+	id := fakeprovider.CallID(turn, i)
+	res, ok := r.provider.ToolResult(id)
+	if !ok {
+		t.Fatalf("the model never received a result for %s (turn %d)", id, turn)
+	}
+	return res.Content
+}
+
+// diagnostics summarizes a run for a failing test.
+func (p *project) diagnostics(r *hostRun) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "--- diagnostics (%s, artifacts in %s)\n", p.mode, r.dir)
+	fmt.Fprintf(&b, "exit: %v, elapsed %.1fs\n", r.exitErr, r.elapsed.Seconds())
+	for _, tr := range r.provider.ToolResults() {
+		fmt.Fprintf(&b, "tool result %s (%s): %s\n", tr.CallID, tr.Tool, clip(tr.Content, 600))
+	}
+	for _, name := range []string{"slim-plugin.log", "slim.log"} {
+		if data, err := os.ReadFile(filepath.Join(p.root, name)); err == nil {
+			fmt.Fprintf(&b, "%s (tail):\n%s\n", name, tail(string(data), 30))
+		}
+	}
+	var errs []string
+	for _, l := range strings.Split(r.stderr, "\n") {
+		if strings.Contains(l, "level=ERROR") || strings.Contains(l, "level=WARN") || strings.Contains(l, "failed to load plugin") {
+			errs = append(errs, clip(l, 400))
+		}
+	}
+	fmt.Fprintf(&b, "host stderr, ERROR/WARN lines (last 20):\n%s\n", tail(strings.Join(errs, "\n"), 20))
+	return b.String()
+}
+
+// pluginLog returns the plugin's own log (SLIM_PLUGIN_LOG).
+func (p *project) pluginLog() string {
+	b, _ := os.ReadFile(filepath.Join(p.root, "slim-plugin.log"))
+	return string(b)
+}
+
+func clip(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	return s[:n] + fmt.Sprintf("... (%d bytes)", len(s))
+}
+
+func tail(s string, n int) string {
+	lines := strings.Split(strings.TrimRight(s, "\n"), "\n")
+	if len(lines) > n {
+		lines = lines[len(lines)-n:]
+	}
+	return strings.Join(lines, "\n")
+}
+
+func firstLines(s string, n int) string {
+	lines := strings.Split(strings.TrimSpace(s), "\n")
+	if len(lines) > n {
+		lines = lines[:n]
+	}
+	return strings.Join(lines, " / ")
+}
+
+func mustMkdir(t *testing.T, dir string) {
+	t.Helper()
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func mustWrite(t *testing.T, path, content string) {
+	t.Helper()
+	if err := os.WriteFile(path, []byte(content), 0o644); err != nil {
+		t.Fatal(err)
+	}
+}

@@ -1,0 +1,61 @@
+#!/usr/bin/env bash
+# Installs what the end-to-end tests (go test ./e2e/...) need:
+#   - the pinned OpenCode host, opencode-ai from e2e/package-lock.json, into
+#     e2e/node_modules (skipped when the pinned version is already there);
+#   - ripgrep (rg) on PATH, which the host's grep and glob tools run (without it
+#     the host tries to download one from the internet).
+# Idempotent. Fails loudly when something cannot be installed.
+set -euo pipefail
+
+here="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+e2e="$here/e2e"
+want="$(node -p 'require(process.argv[1]).packages["node_modules/opencode-ai"].version' "$e2e/package-lock.json")"
+
+die() { echo "e2e-setup: $*" >&2; exit 1; }
+
+command -v node >/dev/null || die "node is not installed"
+command -v npm >/dev/null || die "npm is not installed"
+
+have=""
+if [ -x "$e2e/node_modules/.bin/opencode" ]; then
+	have="$(OPENCODE_DISABLE_AUTOUPDATE=1 timeout 60 "$e2e/node_modules/.bin/opencode" --version 2>/dev/null || true)"
+fi
+if [ "$have" = "$want" ]; then
+	echo "e2e-setup: opencode $have already installed"
+else
+	echo "e2e-setup: installing opencode-ai@$want from e2e/package-lock.json"
+	# `npm ci` would be the natural command, but it insists that every optional
+	# platform package of opencode-ai is in the lock file, and a lock file can
+	# only hold the ones the registry serves. So: `npm install` against the
+	# committed lock, then check that it installed the locked versions and left
+	# the lock file untouched.
+	lock_copy="$(mktemp)"
+	trap 'rm -f "$lock_copy"' EXIT
+	cp "$e2e/package-lock.json" "$lock_copy"
+	if ! (cd "$e2e" && npm install --no-audit --no-fund --foreground-scripts); then
+		cp "$lock_copy" "$e2e/package-lock.json"
+		die "npm install failed (is the npm registry reachable?)"
+	fi
+	if ! cmp -s "$lock_copy" "$e2e/package-lock.json"; then
+		cp "$lock_copy" "$e2e/package-lock.json"
+		die "npm install wanted to change e2e/package-lock.json; refresh it on purpose with npm install in e2e/"
+	fi
+	have="$(OPENCODE_DISABLE_AUTOUPDATE=1 timeout 60 "$e2e/node_modules/.bin/opencode" --version 2>/dev/null || true)"
+	[ "$have" = "$want" ] || die "installed opencode reports version '$have', want '$want'"
+	echo "e2e-setup: opencode $have installed"
+fi
+
+if command -v rg >/dev/null; then
+	echo "e2e-setup: $(rg --version | head -n1) found"
+else
+	if [ "$(id -u)" = "0" ] && command -v apt-get >/dev/null; then
+		echo "e2e-setup: installing ripgrep (apt-get)"
+		export DEBIAN_FRONTEND=noninteractive
+		apt-get update -qq || die "apt-get update failed"
+		apt-get install -y -qq ripgrep >/dev/null || die "apt-get install ripgrep failed"
+	else
+		die "ripgrep (rg) is not on PATH; install it (Debian/Ubuntu: apt-get install ripgrep)"
+	fi
+	command -v rg >/dev/null || die "ripgrep still not on PATH after install"
+	echo "e2e-setup: $(rg --version | head -n1) installed"
+fi
