@@ -23,7 +23,9 @@ const (
 	notFoundWarning = "slim not found"
 )
 
-func patch(text string) fp.ToolCall { return fp.Call("apply_patch", map[string]string{"patchText": text}) }
+func patch(text string) fp.ToolCall {
+	return fp.Call("apply_patch", map[string]string{"patchText": text})
+}
 
 func update(path string, body ...string) string {
 	return "*** Begin Patch\n*** Update File: " + path + "\n" + strings.Join(body, "\n") + "\n*** End Patch"
