@@ -215,23 +215,27 @@ export const SlimPlugin = async (input) => {
     log("info", "slim plugin already registered for this directory; this copy stays idle", { directory });
     return {};
   }
+  // Claim the directory before the first await, so two copies initialised
+  // at the same time cannot both register.
+  const owner = Symbol("slim plugin instance");
+  reg.set(directory, owner);
+  const disable = (message, extra) => {
+    if (reg.get(directory) === owner) reg.delete(directory);
+    log("warn", message, extra);
+    return {};
+  };
 
   const bin = findSlim();
   if (!bin) {
-    log("warn", "slim not found (set SLIM_BIN or put slim on PATH); the plugin is disabled", { directory });
-    return {};
+    return disable("slim not found (set SLIM_BIN or put slim on PATH); the plugin is disabled", { directory });
   }
   const probe = parseAnswer(await run(bin, ["version", "--json"], "", timeoutMs()));
   if (!probe.answer || probe.answer.protocol !== PROTOCOL) {
-    log("warn", "slim does not speak hook protocol 1; the plugin is disabled", {
+    return disable("slim does not speak hook protocol 1; the plugin is disabled", {
       bin,
       reason: probe.reason || `protocol ${JSON.stringify(probe.answer && probe.answer.protocol)}`,
     });
-    return {};
   }
-
-  const owner = Symbol("slim plugin instance");
-  reg.set(directory, owner);
 
   const host = () => ({
     flavor: "v1",

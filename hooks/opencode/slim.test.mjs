@@ -317,6 +317,8 @@ test("one registration per directory across a project and a global copy", async 
   assert.deepEqual(globalCopy, {});
   const other = await (await loadPlugin())(hostInput(project()));
   assert.equal(typeof other["tool.execute.before"], "function", "another directory registers its own hooks");
+  const [x, y] = await Promise.all([(await loadPlugin())(hostInput(dir + "-c")), (await loadPlugin())(hostInput(dir + "-c"))]);
+  assert.equal([x, y].filter((h) => typeof h["tool.execute.before"] === "function").length, 1, "concurrent copies register once");
   await projectCopy.dispose();
   const again = await (await loadPlugin())(hostInput(dir));
   assert.equal(typeof again["tool.execute.before"], "function", "after dispose the directory can register again");
