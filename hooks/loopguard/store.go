@@ -95,7 +95,7 @@ func (s *Store) Update(sessionID string, fn func(st *State) (changed bool)) erro
 	if err != nil {
 		return fmt.Errorf("loop guard state: encode: %w", err)
 	}
-	if err := atomicfile.WriteFile(path, data, 0o600); err != nil {
+	if err := atomicfile.Replace(path, data, 0o600); err != nil {
 		return fmt.Errorf("loop guard state: %w", err)
 	}
 	lk.Unlock()

@@ -13,7 +13,20 @@ import (
 // WriteFile atomically replaces name with data, created with perm when the
 // file is new. The temporary file lives in the same directory, so the final
 // rename never crosses a file system.
-func WriteFile(name string, data []byte, perm os.FileMode) (err error) {
+func WriteFile(name string, data []byte, perm os.FileMode) error {
+	return write(name, data, perm, true)
+}
+
+// Replace is WriteFile without the fsyncs. Readers, and a writer killed at
+// any moment, still see either the old or the new bytes, never a mix; only
+// a power failure or an OS crash may lose the update. It is meant for small
+// state that is rewritten on every call and safe to lose (the loop guard's
+// session files), where two fsyncs would cost more than the whole process.
+func Replace(name string, data []byte, perm os.FileMode) error {
+	return write(name, data, perm, false)
+}
+
+func write(name string, data []byte, perm os.FileMode, durable bool) (err error) {
 	dir, base := filepath.Split(name)
 	if dir == "" {
 		dir = "."
@@ -35,8 +48,10 @@ func WriteFile(name string, data []byte, perm os.FileMode) (err error) {
 	if err = f.Chmod(perm); err != nil {
 		return fmt.Errorf("atomic write %s: %w", name, err)
 	}
-	if err = f.Sync(); err != nil {
-		return fmt.Errorf("atomic write %s: sync: %w", name, err)
+	if durable {
+		if err = f.Sync(); err != nil {
+			return fmt.Errorf("atomic write %s: sync: %w", name, err)
+		}
 	}
 	if err = f.Close(); err != nil {
 		return fmt.Errorf("atomic write %s: %w", name, err)
@@ -44,7 +59,9 @@ func WriteFile(name string, data []byte, perm os.FileMode) (err error) {
 	if err = os.Rename(tmp, name); err != nil {
 		return fmt.Errorf("atomic write %s: %w", name, err)
 	}
-	syncDir(dir)
+	if durable {
+		syncDir(dir)
+	}
 	return nil
 }
 
