@@ -401,17 +401,7 @@ func (v *FileView) placeInsertion(ch *Chunk, cursor int, abs string, pl *Placeme
 	}
 	anchor := ch.Contexts[last]
 	id := v.idOf(anchor.Text)
-	var hits []int
-	if p := v.firstAtOrAfter(id, lo); p >= 0 {
-		for _, q := range v.postings(id) {
-			if int(q) >= lo {
-				hits = append(hits, int(q))
-				if len(hits) >= maxListedCandidates {
-					break
-				}
-			}
-		}
-	}
+	hits := v.allAtOrAfter(id, lo, maxListedCandidates)
 	switch len(hits) {
 	case 0:
 		return nil, verificationError(&MatchError{Phase: PhaseAnchor},
@@ -622,7 +612,7 @@ func (v *FileView) lcsWindows(lines []ChunkLine, lo int) []lcsCandidate {
 		if i > n-m {
 			break
 		}
-		if m == 1 || v.ids[i+m-1] == lastID {
+		if (m == 1 || v.lineIs(i+m-1, lastID)) && v.lineIs(i, firstID) {
 			starts = append(starts, i)
 			if len(starts) > MaxLCSCandidates {
 				return nil

@@ -34,7 +34,8 @@ func synthSource(n int, seed uint64) []string {
 	return out[:n]
 }
 
-// benchChunks builds k chunks spread evenly over lines: three context
+// benchChunks builds k chunks spread evenly over lines (each around a
+// function header, so each is unique): three context
 // lines, one removed line, one added line, three context lines. With drift,
 // the file is changed under each chunk: curly quotes on a context line
 // (unicode rung), trailing spaces (trim-end rung), or an indented removed
@@ -50,10 +51,12 @@ func benchChunks(lines []string, k int, drift bool) ([]string, []*Chunk) {
 	}
 	var edits []edit
 	for i := 0; i < k; i++ {
-		p := (i*n)/k + n/(2*k) - 4
-		if p < 0 {
-			p = 0
+		// Anchor each chunk on a function header so that it is unique.
+		q := (i * n) / k
+		for q < n && !strings.HasPrefix(lines[q], "func handler") {
+			q++
 		}
+		p := max(0, q-2)
 		if p+7 > n {
 			p = n - 7
 		}
@@ -120,7 +123,7 @@ func BenchmarkPlace(b *testing.B) {
 				}
 				b.Run(name, func(b *testing.B) {
 					b.ReportAllocs()
-					b.ReportMetric(float64(size), "fileB")
+					cpu0 := processCPU()
 					for b.Loop() {
 						v := NewFileView(file, false)
 						cur := 0
@@ -131,6 +134,10 @@ func BenchmarkPlace(b *testing.B) {
 							}
 							cur = pl.Cursor
 						}
+					}
+					b.ReportMetric(float64(size), "fileB")
+					if cpu := processCPU() - cpu0; cpu > 0 {
+						b.ReportMetric(float64(cpu)/float64(b.N), "cpu-ns/op")
 					}
 				})
 			}

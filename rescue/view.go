@@ -1,6 +1,9 @@
 package rescue
 
-import "sort"
+import (
+	"hash/maphash"
+	"sort"
+)
 
 // FileView is one file's lines, indexed once so that every chunk of every
 // hunk against the file can be placed without rescanning it.
@@ -12,16 +15,25 @@ import "sort"
 // rarest pattern line's position list times the block length, not N times m.
 // Above the size cap (exactOnly) the key is the line itself.
 //
+// The index is built without a hash map: every key is hashed (64 bits), the
+// (hash, line) pairs are radix-sorted, and equal hashes form one id. The
+// sort streams through memory, so building costs about the same per line
+// for a thousand lines as for a million. Pattern lines are looked up by
+// binary search over the sorted hashes and then compared with the id's key
+// itself, and every hit is checked against the file line's key, so a hash
+// collision can never produce a match.
+//
 // A FileView is not safe for concurrent use: the index used for failure
 // hints is built lazily.
 type FileView struct {
 	lines     []string
 	exactOnly bool
+	seed      maphash.Seed
 
-	keyID map[string]int32 // ladder key -> id
-	ids   []int32          // id of each line
-	start []int32          // positions of id k are pos[start[k]:start[k+1]]
-	pos   []int32
+	hashes []uint64 // hash of each id's key, increasing
+	ids    []int32  // id of each line
+	start  []int32  // positions of id k are pos[start[k]:start[k+1]]
+	pos    []int32
 
 	// loose indexes lineKey (fold+trim) ids; built only when a chunk fails,
 	// for the closest-region hint.
@@ -37,39 +49,80 @@ type looseIndex struct {
 // a BOM. With exactOnly (files above the rescue size cap) only the exact rung
 // runs and no rescue step is tried.
 func NewFileView(lines []string, exactOnly bool) *FileView {
+	n := len(lines)
 	v := &FileView{
 		lines:     lines,
 		exactOnly: exactOnly,
-		keyID:     make(map[string]int32, len(lines)/2+1),
-		ids:       make([]int32, len(lines)),
+		seed:      maphash.MakeSeed(),
+		ids:       make([]int32, n),
+		pos:       make([]int32, n),
 	}
-	var counts []int32
+	hs := make([]uint64, n)
 	for i, l := range lines {
-		k := l
-		if !exactOnly {
-			k = ladderKey(l)
+		hs[i] = maphash.String(v.seed, v.keyOf(l))
+	}
+	for i := range v.pos {
+		v.pos[i] = int32(i)
+	}
+	sortByHash(hs, v.pos)
+	// Equal hashes in a row form one id; radix sorting is stable, so each
+	// id's positions are already increasing.
+	for k, p := range v.pos {
+		if k == 0 || hs[k] != hs[k-1] {
+			v.start = append(v.start, int32(k))
+			v.hashes = append(v.hashes, hs[k])
 		}
-		id, ok := v.keyID[k]
-		if !ok {
-			id = int32(len(counts))
-			v.keyID[k] = id
-			counts = append(counts, 0)
-		}
-		v.ids[i] = id
-		counts[id]++
+		v.ids[p] = int32(len(v.hashes) - 1)
 	}
-	v.start = make([]int32, len(counts)+1)
-	for k, c := range counts {
-		v.start[k+1] = v.start[k] + c
-	}
-	// Fill positions using counts as per-key write cursors.
-	v.pos = make([]int32, len(lines))
-	copy(counts, v.start[:len(counts)])
-	for i, id := range v.ids {
-		v.pos[counts[id]] = int32(i)
-		counts[id]++
-	}
+	v.start = append(v.start, int32(n))
 	return v
+}
+
+// sortByHash sorts hs ascending, permuting idx along, stably.
+func sortByHash(hs []uint64, idx []int32) {
+	n := len(hs)
+	if n < 1024 {
+		sort.Stable(hashSorter{hs, idx})
+		return
+	}
+	const bits = 11
+	const buckets = 1 << bits
+	hs2 := make([]uint64, n)
+	idx2 := make([]int32, n)
+	var count [buckets]int32
+	for shift := uint(0); shift < 64; shift += bits {
+		clear(count[:])
+		for _, h := range hs {
+			count[(h>>shift)&(buckets-1)]++
+		}
+		sum := int32(0)
+		for b, c := range count {
+			count[b] = sum
+			sum += c
+		}
+		for k, h := range hs {
+			d := (h >> shift) & (buckets - 1)
+			hs2[count[d]] = h
+			idx2[count[d]] = idx[k]
+			count[d]++
+		}
+		hs, hs2 = hs2, hs
+		idx, idx2 = idx2, idx
+	}
+	// 64/11 rounds up to 6 passes, an even number: the result is back in
+	// the caller's slices.
+}
+
+type hashSorter struct {
+	hs  []uint64
+	idx []int32
+}
+
+func (s hashSorter) Len() int           { return len(s.hs) }
+func (s hashSorter) Less(i, j int) bool { return s.hs[i] < s.hs[j] }
+func (s hashSorter) Swap(i, j int) {
+	s.hs[i], s.hs[j] = s.hs[j], s.hs[i]
+	s.idx[i], s.idx[j] = s.idx[j], s.idx[i]
 }
 
 // Len returns the number of lines.
@@ -92,10 +145,29 @@ func (v *FileView) keyOf(s string) string {
 // idOf returns the id of pattern line s, or -1 when no file line matches it
 // on any rung.
 func (v *FileView) idOf(s string) int32 {
-	if id, ok := v.keyID[v.keyOf(s)]; ok {
-		return id
+	k := v.keyOf(s)
+	h := maphash.String(v.seed, k)
+	i := sort.Search(len(v.hashes), func(i int) bool { return v.hashes[i] >= h })
+	if i < len(v.hashes) && v.hashes[i] == h && v.repKey(int32(i)) == k {
+		return int32(i)
 	}
 	return -1
+}
+
+// repKey returns the key of id: the key of its first line. Keys are not
+// stored, to keep the index free of pointers (cheap for the collector).
+func (v *FileView) repKey(id int32) string {
+	return v.keyOf(v.lines[v.pos[v.start[id]]])
+}
+
+// lineIs reports whether file line p has the key of id. Ids come from
+// 64-bit hashes; this check makes a collision harmless.
+func (v *FileView) lineIs(p int, id int32) bool {
+	if v.ids[p] != id {
+		return false
+	}
+	first := int(v.pos[v.start[id]])
+	return first == p || v.keyOf(v.lines[p]) == v.keyOf(v.lines[first])
 }
 
 // idsOf returns the ids of pattern lines; ok is false when one of them
@@ -122,11 +194,27 @@ func (v *FileView) postings(id int32) []int32 {
 // firstAtOrAfter returns the first position >= lo of a line with id, or -1.
 func (v *FileView) firstAtOrAfter(id int32, lo int) int {
 	ps := v.postings(id)
-	k := sort.Search(len(ps), func(i int) bool { return int(ps[i]) >= lo })
-	if k == len(ps) {
-		return -1
+	for k := sort.Search(len(ps), func(i int) bool { return int(ps[i]) >= lo }); k < len(ps); k++ {
+		if v.lineIs(int(ps[k]), id) {
+			return int(ps[k])
+		}
 	}
-	return int(ps[k])
+	return -1
+}
+
+// allAtOrAfter returns the positions >= lo of lines with id, at most limit.
+func (v *FileView) allAtOrAfter(id int32, lo, limit int) []int {
+	ps := v.postings(id)
+	var out []int
+	for k := sort.Search(len(ps), func(i int) bool { return int(ps[i]) >= lo }); k < len(ps); k++ {
+		if v.lineIs(int(ps[k]), id) {
+			out = append(out, int(ps[k]))
+			if len(out) >= limit {
+				break
+			}
+		}
+	}
+	return out
 }
 
 // blockAt reports whether the pattern ids match the file at p.
@@ -136,6 +224,11 @@ func (v *FileView) blockAt(ids []int32, p int) bool {
 	}
 	for k, id := range ids {
 		if v.ids[p+k] != id {
+			return false
+		}
+	}
+	for k, id := range ids {
+		if !v.lineIs(p+k, id) {
 			return false
 		}
 	}
