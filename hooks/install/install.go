@@ -20,6 +20,7 @@ import (
 	"path/filepath"
 	"strings"
 
+	gitshim "github.com/slimgate/slim/hooks/git"
 	"github.com/slimgate/slim/hooks/opencode"
 	"github.com/slimgate/slim/internal/atomicfile"
 	"github.com/slimgate/slim/internal/slimerr"
@@ -53,10 +54,10 @@ type Result struct {
 var GitHooks = []string{"pre-commit", "pre-applypatch"}
 
 // ChainSuffix is appended to an existing hook's name when it is moved aside.
-const ChainSuffix = ".pre-slim"
+const ChainSuffix = gitshim.ChainSuffix
 
 // shimMarker starts the second line of every shim slim writes.
-const shimMarker = "# slim-managed: "
+const shimMarker = gitshim.Marker
 
 // ProjectTop returns the directory that holds the project's .opencode
 // folder: the git worktree top level of dir, or dir itself outside git.
@@ -168,33 +169,7 @@ func GitHooksDir(dir string) (string, error) {
 }
 
 // Shim returns the shell script installed as the git hook name.
-func Shim(name string) []byte {
-	return []byte(`#!/bin/sh
-` + shimMarker + `git hook shim, version 1 (slim hooks install --git; slim hooks uninstall --git restores the previous hook)
-# Runs the hook that was here before slim (moved aside to ` + name + ChainSuffix + `), then
-# "slim git-hook ` + name + `". A missing slim, or an exit other than 0 or 5, lets the commit pass.
-hook=` + name + `
-here=$(dirname "$0")
-if [ -x "$here/$hook` + ChainSuffix + `" ]; then
-	"$here/$hook` + ChainSuffix + `" "$@" || exit $?
-fi
-slim=${SLIM_BIN:-slim}
-if ! command -v "$slim" >/dev/null 2>&1; then
-	echo "slim: warning: $hook checks skipped: slim not found (put it on PATH or set SLIM_BIN)" >&2
-	exit 0
-fi
-"$slim" git-hook "$hook" "$@"
-rc=$?
-case $rc in
-0) exit 0 ;;
-5) exit 1 ;;
-*)
-	echo "slim: warning: $hook checks skipped: slim git-hook exited with $rc" >&2
-	exit 0
-	;;
-esac
-`)
-}
+func Shim(name string) []byte { return gitshim.Shim(name) }
 
 // isOurShim reports whether b is a shim slim wrote (any version).
 func isOurShim(b []byte) bool {
