@@ -20,13 +20,16 @@ const (
 // Info is the resolution of one directory. Paths are absolute and physical.
 // Worktree is empty when there is none (never "/").
 type Info struct {
-	Directory    string   `json:"directory"`
-	Worktree     string   `json:"worktree"`
-	GitDir       string   `json:"gitDir"`
-	CommonDir    string   `json:"commonDir"`
-	Kind         Kind     `json:"kind"`
-	Superproject string   `json:"superproject,omitempty"`
-	Notes        []string `json:"notes,omitempty"` // e.g. prunable worktree, incomplete repository
+	Directory    string `json:"directory"`
+	Worktree     string `json:"worktree"`
+	GitDir       string `json:"gitDir"`
+	CommonDir    string `json:"commonDir"`
+	Kind         Kind   `json:"kind"`
+	Superproject string `json:"superproject,omitempty"`
+	// IndexFile is the index git would read: GIT_INDEX_FILE when set (a
+	// hook's temporary index), else <gitDir>/index; "" without a git dir.
+	IndexFile string   `json:"indexFile,omitempty"`
+	Notes     []string `json:"notes,omitempty"` // e.g. prunable worktree, incomplete repository
 }
 
 // Options tune a Guard.

@@ -61,6 +61,17 @@ func resolveEnv(dir string, getenv func(string) string) (*Info, error) {
 			info.Kind = KindNone
 		}
 	}
+	if info.GitDir != "" {
+		if idx := getenv("GIT_INDEX_FILE"); idx != "" {
+			cwd, err := os.Getwd()
+			if err != nil {
+				cwd = info.Directory
+			}
+			info.IndexFile = physicalOrAbs(cwd, idx)
+		} else {
+			info.IndexFile = filepath.Join(info.GitDir, "index")
+		}
+	}
 	return info, nil
 }
 
