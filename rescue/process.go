@@ -127,6 +127,9 @@ func Process(patch []byte, opts Options) (*Result, error) {
 		return res, err
 	}
 	res.NativeCheck.OK = true
+	if text != nil && *text == string(patch) {
+		text = nil
+	}
 	if text == nil {
 		res.Decision = DecisionUnchanged
 		s := string(patch)

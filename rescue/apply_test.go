@@ -1,0 +1,196 @@
+package rescue
+
+import (
+	"os"
+	"path/filepath"
+	"syscall"
+	"testing"
+
+	"github.com/slimgate/slim/internal/slimerr"
+	"github.com/slimgate/slim/worktree"
+)
+
+func TestApplyModes(t *testing.T) {
+	e := newEnv(t, map[string]string{"exec.sh": "echo a\n", "tool.sh": "x\n"})
+	os.Chmod(filepath.Join(e.dir, "exec.sh"), 0o750)
+	os.Chmod(filepath.Join(e.dir, "tool.sh"), 0o755)
+	_, err := e.process(wrap("*** Update File: exec.sh\n@@\n-echo a\n+echo b\n*** Update File: tool.sh\n*** Move to: bin/tool.sh\n@@\n-x\n+y\n*** Add File: new.txt\n+n\n"), true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	mode := func(name string) os.FileMode {
+		fi, err := os.Stat(filepath.Join(e.dir, name))
+		if err != nil {
+			t.Fatal(err)
+		}
+		return fi.Mode().Perm()
+	}
+	if m := mode("exec.sh"); m != 0o750 {
+		t.Errorf("exec.sh mode %o, want 750", m)
+	}
+	if m := mode("bin/tool.sh"); m != 0o755 {
+		t.Errorf("moved mode %o, want 755", m)
+	}
+	umask := syscall.Umask(0)
+	syscall.Umask(umask)
+	if m, want := mode("new.txt"), os.FileMode(0o666&^umask); m != want {
+		t.Errorf("new file mode %o, want %o", m, want)
+	}
+	// No temporary files remain.
+	ents, _ := os.ReadDir(e.dir)
+	for _, ent := range ents {
+		if ent.Name()[0] == '.' {
+			t.Errorf("left behind %s", ent.Name())
+		}
+	}
+}
+
+// A write that fails part way leaves every file as it was and removes the
+// directories slim created.
+func TestApplyRollback(t *testing.T) {
+	e := newEnv(t, map[string]string{"a.txt": "a\n", "blocker": "I am a file\n", "gone.txt": "g\n"})
+	patch := wrap("*** Update File: a.txt\n@@\n-a\n+A\n*** Add File: newdir/sub/f.txt\n+f\n*** Delete File: gone.txt\n*** Add File: blocker/child.txt\n+x\n")
+	_, err := e.process(patch, true)
+	if err == nil {
+		t.Fatal("apply succeeded through a file used as a directory")
+	}
+	if got, _ := e.read("a.txt"); got != "a\n" {
+		t.Errorf("a.txt = %q after rollback", got)
+	}
+	if got, ok := e.read("gone.txt"); !ok || got != "g\n" {
+		t.Errorf("gone.txt = %q %v after rollback", got, ok)
+	}
+	if _, err := os.Stat(filepath.Join(e.dir, "newdir")); !os.IsNotExist(err) {
+		t.Errorf("created directory left behind: %v", err)
+	}
+	ents, _ := os.ReadDir(e.dir)
+	if len(ents) != 3 {
+		t.Errorf("directory holds %d entries, want 3", len(ents))
+	}
+}
+
+// Apply compares against the bytes read: a file changed between the read and
+// the write is not overwritten.
+func TestApplyCompareAndSwap(t *testing.T) {
+	e := newEnv(t, map[string]string{"a.txt": "a\n", "b.txt": "b\n"})
+	p, err := Parse([]byte(wrap("*** Update File: a.txt\n@@\n-a\n+A\n*** Update File: b.txt\n@@\n-b\n+B\n")))
+	if err != nil {
+		t.Fatal(err)
+	}
+	g, err := worktree.NewGuard(e.dir, "/", worktree.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	w := newWorld(e.dir, 0, g)
+	r, _, err := w.resolve(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	os.WriteFile(filepath.Join(e.dir, "b.txt"), []byte("someone else\n"), 0o644)
+	err = w.apply(r)
+	if kindOf(err) != slimerr.Verification {
+		t.Fatalf("got %v, want a verification error", err)
+	}
+	if got, _ := e.read("a.txt"); got != "a\n" {
+		t.Errorf("a.txt written although b.txt changed: %q", got)
+	}
+	if got, _ := e.read("b.txt"); got != "someone else\n" {
+		t.Errorf("b.txt overwritten: %q", got)
+	}
+}
+
+// A symlinked directory inside the root is written through, never replaced.
+func TestApplySymlinkAlias(t *testing.T) {
+	e := newEnv(t, map[string]string{"real/x.txt": "x\n"})
+	if err := os.Symlink("real", filepath.Join(e.dir, "alias")); err != nil {
+		t.Skip(err)
+	}
+	res, err := e.process(wrap("*** Update File: alias/x.txt\n@@\n-x\n+y\n"), false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Decision != DecisionUnchanged {
+		t.Errorf("decision %s", res.Decision)
+	}
+	if _, err := e.process(wrap("*** Update File: alias/x.txt\n@@\n-x\n+y\n"), true); err != nil {
+		t.Fatal(err)
+	}
+	if got, _ := e.read("real/x.txt"); got != "y\n" {
+		t.Errorf("real/x.txt = %q", got)
+	}
+	if fi, err := os.Lstat(filepath.Join(e.dir, "alias")); err != nil || fi.Mode()&os.ModeSymlink == 0 {
+		t.Errorf("alias is no longer a symlink")
+	}
+	// Two spellings of one file merge into one hunk under the first.
+	res, err = e.process(wrap("*** Update File: real/x.txt\n@@\n-y\n+z\n*** Update File: alias/x.txt\n@@\n-z\n+w\n"), false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := wrap("*** Update File: real/x.txt\n@@\n-y\n+w\n*** End of File\n"); *res.PatchText != want {
+		t.Errorf("merged patch:\n%s\nwant:\n%s", *res.PatchText, want)
+	}
+}
+
+// A session rooted in a subdirectory of its worktree can write elsewhere in
+// the worktree; absolute paths come out relative to the session (G04).
+func TestWorktreeWidensRoot(t *testing.T) {
+	e := newEnv(t, map[string]string{"sub/keep.txt": "k\n"})
+	sub := filepath.Join(e.dir, "sub")
+	res, err := Process([]byte(wrap("*** Add File: "+filepath.Join(e.dir, "shared.txt")+"\n+s\n")), Options{Directory: sub, Worktree: e.dir})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := wrap("*** Add File: ../shared.txt\n+s\n"); *res.PatchText != want {
+		t.Errorf("got\n%s", *res.PatchText)
+	}
+	if _, err := Process([]byte(wrap("*** Add File: ../shared.txt\n+s\n")), Options{Directory: sub, Worktree: "/"}); kindOf(err) != slimerr.Blocked {
+		t.Errorf("without a worktree: %v, want blocked", err)
+	}
+}
+
+// Passthrough hands the original on for targets outside by spelling only,
+// and never when slim writes (ERRATA 7).
+func TestOutsidePassthrough(t *testing.T) {
+	e := newEnv(t, map[string]string{"in.txt": "stale\n"})
+	patch := wrap("*** Add File: ../out.txt\n+x\n*** Update File: in.txt\n@@\n-stale\n+fresh\n")
+	res, err := Process([]byte(patch), Options{Directory: e.dir, Worktree: "/", Outside: OutsidePassthrough})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Decision != DecisionPassthrough || *res.PatchText != patch {
+		t.Errorf("got %s", res.Decision)
+	}
+	t.Setenv("SLIM_OUTSIDE", "passthrough")
+	if res, err := Process([]byte(patch), Options{Directory: e.dir, Worktree: "/"}); err != nil || res.Decision != DecisionPassthrough {
+		t.Errorf("env passthrough: %v %v", res.Decision, err)
+	}
+	if _, err := Process([]byte(patch), Options{Directory: e.dir, Worktree: "/", Outside: OutsideBlock}); kindOf(err) != slimerr.Blocked {
+		t.Errorf("flag block must win over the environment: %v", err)
+	}
+	for _, o := range []Options{{Apply: true}, {DryRunDiff: true}} {
+		o.Directory, o.Worktree, o.Outside = e.dir, "/", OutsidePassthrough
+		if _, err := Process([]byte(patch), o); kindOf(err) != slimerr.Blocked {
+			t.Errorf("%+v: %v, want blocked", o, err)
+		}
+	}
+	if got, _ := e.read("in.txt"); got != "stale\n" {
+		t.Errorf("in.txt changed")
+	}
+}
+
+func TestDryRunDiff(t *testing.T) {
+	e := newEnv(t, map[string]string{"a.txt": "1\n2\n3\n4\n5\n6\n7\n8\n9\n", "d.txt": "bye\n"})
+	res, err := Process([]byte(wrap("*** Update File: a.txt\n@@\n-2\n+two\n*** Delete File: d.txt\n*** Add File: n.txt\n+new\n")), Options{Directory: e.dir, Worktree: "/", DryRunDiff: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := "--- a/a.txt\n+++ b/a.txt\n@@ -1,5 +1,5 @@\n 1\n-2\n+two\n 3\n 4\n 5\n" +
+		"--- a/d.txt\n+++ /dev/null\n@@ -1 +0,0 @@\n-bye\n" +
+		"--- /dev/null\n+++ b/n.txt\n@@ -0,0 +1 @@\n+new\n"
+	if res.Diff != want {
+		t.Errorf("diff:\n%s\nwant:\n%s", res.Diff, want)
+	}
+	if got, _ := e.read("a.txt"); got != "1\n2\n3\n4\n5\n6\n7\n8\n9\n" {
+		t.Errorf("dry run wrote")
+	}
+}
