@@ -1,6 +1,7 @@
 package rescue
 
 import (
+	"hash/maphash"
 	"strconv"
 	"strings"
 	"testing"
@@ -147,5 +148,56 @@ func TestViewIndex(t *testing.T) {
 	ids, _ = ev.idsOf([]string{"a"})
 	if got := ev.blockHits(ids, 0, ev.Len(), 0); len(got) != 1 {
 		t.Fatalf("exact-only hits of a = %v", got)
+	}
+}
+
+// TestViewHashCollision builds a view whose index lumps two different lines
+// under one id, as a 64-bit hash collision would, and checks that no lookup
+// treats them as equal.
+func TestViewHashCollision(t *testing.T) {
+	seed := maphash.MakeSeed()
+	v := &FileView{
+		lines:  []string{"a", "b", "a"},
+		seed:   seed,
+		hashes: []uint64{maphash.String(seed, "a")},
+		ids:    []int32{0, 0, 0},
+		start:  []int32{0, 3},
+		pos:    []int32{0, 1, 2},
+	}
+	ids, ok := v.idsOf([]string{"a"})
+	if !ok {
+		t.Fatal("a not found")
+	}
+	if got := v.blockHits(ids, 0, 3, 0); len(got) != 2 || got[0] != 0 || got[1] != 2 {
+		t.Fatalf("hits %v, want [0 2]", got)
+	}
+	if got := v.allAtOrAfter(ids[0], 1, 10); len(got) != 1 || got[0] != 2 {
+		t.Fatalf("allAtOrAfter %v, want [2]", got)
+	}
+	if p := v.firstAtOrAfter(ids[0], 1); p != 2 {
+		t.Fatalf("firstAtOrAfter = %d, want 2", p)
+	}
+	if v.idOf("b") != -1 {
+		t.Fatal("b resolved to a's id")
+	}
+}
+
+// TestSortByHash checks the radix path against the comparison sort.
+func TestSortByHash(t *testing.T) {
+	n := 5000
+	hs := make([]uint64, n)
+	idx := make([]int32, n)
+	for i := range hs {
+		hs[i] = uint64(i*2654435761) ^ uint64(i%7)<<60
+		if i%10 == 0 {
+			hs[i] = 42 // duplicates keep their order
+		}
+		idx[i] = int32(i)
+	}
+	sortByHash(hs, idx)
+	for i := 1; i < n; i++ {
+		if hs[i-1] > hs[i] || (hs[i-1] == hs[i] && idx[i-1] > idx[i]) {
+			t.Fatalf("not sorted stably at %d", i)
+		}
 	}
 }

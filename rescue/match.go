@@ -164,12 +164,12 @@ func (v *FileView) Place(ch *Chunk, cursor int, abs string) (*Placement, error) 
 	}
 
 	// Step 3: prefix/suffix.
-	if cands := v.prefixSuffix(ch.Lines, lo); len(cands) == 1 {
+	if cands, complete := v.prefixSuffix(ch.Lines, lo); len(cands) == 1 && complete {
 		c := cands[0]
 		c.fill(v, pl, ch.Lines)
 		pl.EOFKept = ch.EOF && pl.End == n
 		return pl, nil
-	} else if len(cands) > 1 {
+	} else if len(cands) > 0 {
 		starts := make([]int, len(cands))
 		for i, c := range cands {
 			starts[i] = c.start + 1
@@ -434,8 +434,10 @@ type psCandidate struct {
 // context lines; the region between the matched prefix and suffix must stay
 // within the size bound, must remove nothing when the chunk removes
 // nothing, must resemble the removed lines by key, and must contain every
-// interior context line.
-func (v *FileView) prefixSuffix(lines []ChunkLine, lo int) []psCandidate {
+// interior context line. complete is false when the pair budget ran out
+// before every pair was tried; a single candidate is then not known to be
+// unique and is reported as ambiguous.
+func (v *FileView) prefixSuffix(lines []ChunkLine, lo int) (cands []psCandidate, complete bool) {
 	n := len(v.lines)
 	P := 0
 	for P < len(lines) && lines[P].Op == OpContext {
@@ -446,7 +448,7 @@ func (v *FileView) prefixSuffix(lines []ChunkLine, lo int) []psCandidate {
 		S++
 	}
 	if P == 0 || S == 0 {
-		return nil
+		return nil, true
 	}
 	left := oldTexts(lines[:P])
 	right := oldTexts(lines[len(lines)-S:])
@@ -474,11 +476,11 @@ func (v *FileView) prefixSuffix(lines []ChunkLine, lo int) []psCandidate {
 	leftIDs, ok1 := v.idsOf(left)
 	rightIDs, ok2 := v.idsOf(right)
 	if !ok1 || !ok2 {
-		return nil
+		return nil, true
 	}
 	lefts := v.blockHits(leftIDs, lo, n, 0)
 	if len(lefts) == 0 {
-		return nil
+		return nil, true
 	}
 	rights := v.blockHits(rightIDs, lefts[0]+P, n, 0)
 	var out []psCandidate
@@ -501,7 +503,7 @@ func (v *FileView) prefixSuffix(lines []ChunkLine, lo int) []psCandidate {
 				break
 			}
 			if pairs++; pairs > maxPairs {
-				return out
+				return out, false
 			}
 			if !hasDel && R != nctx {
 				continue // the chunk removes nothing, so no file line may go
@@ -527,11 +529,11 @@ func (v *FileView) prefixSuffix(lines []ChunkLine, lo int) []psCandidate {
 			}
 			out = append(out, psCandidate{start: i, end: j, p: P, s: S, match: match, matched: matched, needed: need, interiorIdx: idx})
 			if len(out) >= maxListedCandidates {
-				return out
+				return out, true
 			}
 		}
 	}
-	return out
+	return out, true
 }
 
 // fill writes the placement of an accepted prefix/suffix region: file order,
