@@ -298,3 +298,19 @@ func FuzzDominantEOLAndConflict(f *testing.F) {
 		}
 	})
 }
+
+func FuzzParseDiffIndex(f *testing.F) {
+	f.Add(":100644 100644 aaa bbb M\x00a.txt\x00")
+	f.Add(":000000 160000 000 ccc A\x00sub\x00:100644 000000 a 0 D\x00gone\x00")
+	f.Fuzz(func(t *testing.T, raw string) {
+		entries, err := parseDiffIndex(raw)
+		if err != nil {
+			return
+		}
+		for _, e := range entries {
+			if e.status == 0 || e.newMode == "" {
+				t.Fatalf("incomplete entry %+v", e)
+			}
+		}
+	})
+}

@@ -12,9 +12,6 @@ import (
 // node --test, so `go test ./...` covers the JavaScript too. Without node the
 // test is skipped, unless SLIM_E2E=require makes a missing node a failure.
 func TestPluginNode(t *testing.T) {
-	if testing.Short() {
-		t.Skip("builds slim and spawns it many times; skipped with -short")
-	}
 	node, err := exec.LookPath("node")
 	if err != nil {
 		if os.Getenv("SLIM_E2E") == "require" {
