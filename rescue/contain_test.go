@@ -1,0 +1,97 @@
+package rescue
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/slimgate/slim/internal/slimerr"
+)
+
+// Containment cases (rescue.md G08, G09, G11; ERRATA 7, 9, 10): every target
+// is checked before any file is read; one bad target blocks the whole patch.
+func TestContainment(t *testing.T) {
+	outside, err := filepath.EvalSymlinks(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	cases := []struct {
+		name  string
+		setup func(dir string)
+		patch string
+		code  string
+	}{
+		{"G08", func(dir string) { os.Symlink(outside, filepath.Join(dir, "linked-outside")) },
+			"*** Update File: in.txt\n*** Move to: linked-outside/missing/child.txt\n@@\n-in\n+x\n", slimerr.CodeOutsideWorkspace},
+		{"G09", func(dir string) { os.Symlink(outside, filepath.Join(dir, "linked-outside")) },
+			"*** Add File: linked-outside/missing/child.txt\n+x\n", slimerr.CodeOutsideWorkspace},
+		{"G11", func(dir string) { os.Symlink(filepath.Join(outside, "newfile.txt"), filepath.Join(dir, "link")) },
+			"*** Add File: link\n+pwned\n", slimerr.CodeOutsideWorkspace},
+		{"delete-link-outside", func(dir string) {
+			os.WriteFile(filepath.Join(outside, "f.txt"), []byte("f\n"), 0o644)
+			os.Symlink(filepath.Join(outside, "f.txt"), filepath.Join(dir, "flink"))
+		}, "*** Delete File: flink\n", slimerr.CodeOutsideWorkspace},
+		{"git-dir", func(dir string) { os.MkdirAll(filepath.Join(dir, ".git"), 0o755) },
+			"*** Add File: .git/hooks/pre-commit\n+x\n", slimerr.CodeGitDir},
+		{"nested-worktree", func(dir string) {
+			os.MkdirAll(filepath.Join(dir, "lane"), 0o755)
+			os.WriteFile(filepath.Join(dir, "lane", ".git"), []byte("gitdir: /nowhere\n"), 0o644)
+		}, "*** Add File: lane/x.txt\n+x\n", slimerr.CodeNestedWorktree},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			e := newEnv(t, map[string]string{"in.txt": "in\n"})
+			c.setup(e.dir)
+			for _, apply := range []bool{false, true} {
+				res, err := e.process(wrap(c.patch), apply)
+				se := slimerr.From(err)
+				if se == nil || se.Kind != slimerr.Blocked || se.Code != c.code {
+					t.Fatalf("apply=%v: got %v (%+v), want blocked %s", apply, err, se, c.code)
+				}
+				if !strings.HasPrefix(se.Message, "apply_patch blocked: ") {
+					t.Errorf("message %q", se.Message)
+				}
+				if res.Decision != DecisionBlock || res.PatchText != nil {
+					t.Errorf("decision %s", res.Decision)
+				}
+			}
+			if got, _ := e.read("in.txt"); got != "in\n" {
+				t.Errorf("in.txt changed")
+			}
+			if ents, _ := os.ReadDir(outside); len(ents) > 1 {
+				t.Errorf("something was written outside: %v", ents)
+			}
+			// Passthrough never applies to these: the host would not ask.
+			_, err := Process([]byte(wrap(c.patch)), Options{Directory: e.dir, Worktree: "/", Outside: OutsidePassthrough})
+			if kindOf(err) != slimerr.Blocked {
+				t.Errorf("passthrough: %v, want blocked", err)
+			}
+		})
+	}
+	// A nested worktree is allowed with the switch.
+	e := newEnv(t, nil)
+	os.MkdirAll(filepath.Join(e.dir, "lane"), 0o755)
+	os.WriteFile(filepath.Join(e.dir, "lane", ".git"), []byte("gitdir: /nowhere\n"), 0o644)
+	if _, err := Process([]byte(wrap("*** Add File: lane/x.txt\n+x\n")), Options{Directory: e.dir, Worktree: "/", AllowNested: true, Apply: true}); err != nil {
+		t.Fatalf("AllowNested: %v", err)
+	}
+	if got, _ := e.read("lane/x.txt"); got != "x\n" {
+		t.Errorf("lane/x.txt = %q", got)
+	}
+}
+
+// Containment is decided before any file is read: a patch that is both
+// stale and outside reports blocked, and a malformed one reports validation
+// first (ERRATA 1).
+func TestErrorOrder(t *testing.T) {
+	e := newEnv(t, map[string]string{"in.txt": "in\n"})
+	_, err := e.process(wrap("*** Update File: missing.txt\n@@\n-x\n+y\n*** Add File: ../out.txt\n+x\n"), false)
+	if kindOf(err) != slimerr.Blocked {
+		t.Errorf("got %v, want blocked", err)
+	}
+	_, err = e.process(wrap("*** Add File: ../out.txt\n+x\ngarbage\n"), false)
+	if kindOf(err) != slimerr.Validation {
+		t.Errorf("got %v, want validation", err)
+	}
+}
