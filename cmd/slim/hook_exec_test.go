@@ -112,6 +112,10 @@ func TestKilledWritersLeaveReadableState(t *testing.T) {
 	state := t.TempDir()
 	rng := rand.New(rand.NewPCG(1, uint64(time.Now().UnixNano())))
 	const rounds = 100
+	// Calibrate: kill moments spread over a whole run, start to finish.
+	t0 := time.Now()
+	runHookBin(t, bin, state, "after", map[string]any{"v": 1, "tool": "read", "sessionID": "kill0", "output": "warm"})
+	span := time.Since(t0) * 3 / 2
 	killed := 0
 	for i := 0; i < rounds; i++ {
 		sid := fmt.Sprint("kill", i%7)
@@ -123,11 +127,12 @@ func TestKilledWritersLeaveReadableState(t *testing.T) {
 		if err := cmd.Start(); err != nil {
 			t.Fatal(err)
 		}
-		time.Sleep(time.Duration(rng.IntN(4000)) * time.Microsecond)
-		if cmd.Process.Signal(syscall.SIGKILL) == nil {
+		time.Sleep(time.Duration(rng.Int64N(int64(span))))
+		cmd.Process.Signal(syscall.SIGKILL)
+		cmd.Wait()
+		if ws, ok := cmd.ProcessState.Sys().(syscall.WaitStatus); ok && ws.Signaled() {
 			killed++
 		}
-		cmd.Wait()
 	}
 	files := 0
 	err := filepath.WalkDir(filepath.Join(state, "loop", "v1"), func(p string, d os.DirEntry, err error) error {
@@ -148,7 +153,7 @@ func TestKilledWritersLeaveReadableState(t *testing.T) {
 	if err != nil && !os.IsNotExist(err) {
 		t.Fatal(err)
 	}
-	t.Logf("%d of %d processes killed; %d state files, all readable", killed, rounds, files)
+	t.Logf("%d of %d processes killed mid-run (span %v); %d state files, all readable", killed, rounds, span, files)
 	// The guard still works on every session afterwards.
 	for s := 0; s < 7; s++ {
 		r := runHookBin(t, bin, state, "before", map[string]any{"v": 1, "tool": "read", "sessionID": fmt.Sprint("kill", s), "callID": "z", "args": map[string]any{}})
