@@ -372,3 +372,43 @@ func lineText(body []pline, num int) string {
 	}
 	return body[k].text
 }
+
+// Format renders a parsed patch in canonical form: the plain envelope,
+// single-space headers, an "@@" line before every chunk, blank context
+// lines as a single space. Parse(Format(p)) gives p back.
+func (p *Patch) Format() string {
+	var b strings.Builder
+	b.WriteString(beginMarker + "\n")
+	for _, h := range p.Hunks {
+		switch h.Kind {
+		case HunkAdd:
+			b.WriteString(addHeader + " " + h.Path + "\n")
+			for _, l := range h.Add {
+				b.WriteString("+" + l + "\n")
+			}
+		case HunkDelete:
+			b.WriteString(deleteHeader + " " + h.Path + "\n")
+		case HunkUpdate:
+			b.WriteString(updateHeader + " " + h.Path + "\n")
+			if h.Move != "" {
+				b.WriteString(moveHeader + " " + h.Move + "\n")
+			}
+			for _, c := range h.Chunks {
+				if len(c.Contexts) == 0 {
+					b.WriteString("@@\n")
+				}
+				for _, ctx := range c.Contexts {
+					b.WriteString("@@ " + ctx.Text + "\n")
+				}
+				for _, l := range c.Lines {
+					b.WriteString(string(rune(l.Op)) + l.Text + "\n")
+				}
+				if c.EOF {
+					b.WriteString(eofMarker + "\n")
+				}
+			}
+		}
+	}
+	b.WriteString(endMarker + "\n")
+	return b.String()
+}
