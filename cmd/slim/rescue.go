@@ -37,7 +37,7 @@ func rescueCommand(e *env) *cli.Command {
 			if asJSON {
 				out := struct {
 					*rescue.Result
-					Diff  string         `json:"diff,omitempty"`
+					Diff  string        `json:"diff,omitempty"`
 					Error *slimerr.JSON `json:"error,omitempty"`
 				}{Result: res}
 				if res == nil {
