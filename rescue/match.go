@@ -2,6 +2,7 @@ package rescue
 
 import (
 	"fmt"
+	"sort"
 	"strconv"
 	"strings"
 
@@ -164,16 +165,20 @@ func (v *FileView) Place(ch *Chunk, cursor int, abs string) (*Placement, error) 
 	}
 
 	// Step 3: prefix/suffix.
-	if cands, complete := v.prefixSuffix(ch.Lines, lo); len(cands) == 1 && complete {
+	if cands, complete, changed := v.prefixSuffix(ch.Lines, lo); len(cands) == 1 && complete && len(changed) == 0 {
 		c := cands[0]
 		c.fill(v, pl, ch.Lines)
 		pl.EOFKept = ch.EOF && pl.End == n
 		return pl, nil
 	} else if len(cands) > 0 {
-		starts := make([]int, len(cands))
-		for i, c := range cands {
-			starts[i] = c.start + 1
+		starts := make([]int, 0, len(cands)+len(changed))
+		for _, c := range cands {
+			starts = append(starts, c.start+1)
 		}
+		for _, c := range changed {
+			starts = append(starts, c+1)
+		}
+		sort.Ints(starts)
 		return nil, ambiguityError(PhasePrefixSuffix, "Prefix/suffix rescue was ambiguous", abs, body, starts)
 	}
 
@@ -437,7 +442,13 @@ type psCandidate struct {
 // interior context line. complete is false when the pair budget ran out
 // before every pair was tried; a single candidate is then not known to be
 // unique and is reported as ambiguous.
-func (v *FileView) prefixSuffix(lines []ChunkLine, lo int) (cands []psCandidate, complete bool) {
+//
+// changed lists the prefix starts of refused regions that lie within the
+// size bound and do not overlap any accepted region: places framed by the
+// same prefix and suffix whose lines changed since the author read them.
+// The author may have meant one of them, so next to an accepted region they
+// make the rescue ambiguous instead of letting it edit a look-alike place.
+func (v *FileView) prefixSuffix(lines []ChunkLine, lo int) (cands []psCandidate, complete bool, changed []int) {
 	n := len(v.lines)
 	P := 0
 	for P < len(lines) && lines[P].Op == OpContext {
@@ -448,7 +459,7 @@ func (v *FileView) prefixSuffix(lines []ChunkLine, lo int) (cands []psCandidate,
 		S++
 	}
 	if P == 0 || S == 0 {
-		return nil, true
+		return nil, true, nil
 	}
 	left := oldTexts(lines[:P])
 	right := oldTexts(lines[len(lines)-S:])
@@ -476,14 +487,36 @@ func (v *FileView) prefixSuffix(lines []ChunkLine, lo int) (cands []psCandidate,
 	leftIDs, ok1 := v.idsOf(left)
 	rightIDs, ok2 := v.idsOf(right)
 	if !ok1 || !ok2 {
-		return nil, true
+		return nil, true, nil
 	}
 	lefts := v.blockHits(leftIDs, lo, n, 0)
 	if len(lefts) == 0 {
-		return nil, true
+		return nil, true, nil
 	}
 	rights := v.blockHits(rightIDs, lefts[0]+P, n, 0)
 	var out []psCandidate
+	var refused [][2]int // spans [start, end) of refused regions within the bound
+	finish := func(complete bool) ([]psCandidate, bool, []int) {
+		var changed []int
+		for _, r := range refused {
+			disjoint := true
+			for _, c := range out {
+				if r[0] < c.end+c.s && c.start < r[1] {
+					disjoint = false
+					break
+				}
+			}
+			if disjoint && (len(changed) == 0 || changed[len(changed)-1] != r[0]) {
+				changed = append(changed, r[0])
+			}
+		}
+		return out, complete, changed
+	}
+	refuse := func(i, j int) {
+		if len(refused) < maxListedCandidates {
+			refused = append(refused, [2]int{i, j + S})
+		}
+	}
 	pairs := 0
 	for _, i := range lefts {
 		from := i + P
@@ -503,9 +536,10 @@ func (v *FileView) prefixSuffix(lines []ChunkLine, lo int) (cands []psCandidate,
 				break
 			}
 			if pairs++; pairs > maxPairs {
-				return out, false
+				return finish(false)
 			}
 			if !hasDel && R != nctx {
+				refuse(i, j)
 				continue // the chunk removes nothing, so no file line may go
 			}
 			region := make([]string, R)
@@ -514,6 +548,7 @@ func (v *FileView) prefixSuffix(lines []ChunkLine, lo int) (cands []psCandidate,
 			}
 			match, matched, ok := alignRegion(keys, ctx, region)
 			if !ok {
+				refuse(i, j)
 				continue
 			}
 			allCtx := true
@@ -525,15 +560,16 @@ func (v *FileView) prefixSuffix(lines []ChunkLine, lo int) (cands []psCandidate,
 			}
 			need := (max(R, D) + 1) / 2
 			if !allCtx || matched < need {
+				refuse(i, j)
 				continue
 			}
 			out = append(out, psCandidate{start: i, end: j, p: P, s: S, match: match, matched: matched, needed: need, interiorIdx: idx})
 			if len(out) >= maxListedCandidates {
-				return out, true
+				return finish(true)
 			}
 		}
 	}
-	return out, true
+	return finish(true)
 }
 
 // fill writes the placement of an accepted prefix/suffix region: file order,
