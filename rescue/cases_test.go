@@ -249,9 +249,9 @@ func specCases() []specCase {
 		{name: "I09", files: map[string]string{"a.txt": "line1\nline2\n"}, patch: "*** Update File: a.txt\n@@\n+added\n*** End of File\n", decision: DecisionUnchanged, want: map[string]string{"a.txt": "line1\nline2\nadded\n"}},
 		{name: "I10", files: map[string]string{"a.txt": "top\nz0\n"}, patch: "*** Update File: a.txt\n@@ top\n+z\n*** End of File\n", want: map[string]string{"a.txt": "top\nz0\nz\n"}},
 		{name: "I17", files: map[string]string{"a.txt": "alpha\nomega\n"}, patch: "*** Update File: a.txt\n@@\n-alpha\n \n", decision: DecisionRewrite, want: map[string]string{"a.txt": "omega\n"}},
-		{name: "I18", files: map[string]string{"a.txt": "a\nb\nc\n"}, patch: "*** Update File: a.txt\n@@ a\n+X\n@@\n-b\n+B\n", decision: DecisionRewrite, want: map[string]string{"a.txt": "a\nX\nB\nc\n"}},
+		{name: "I18", files: map[string]string{"a.txt": "a\nb\nc\n"}, patch: "*** Update File: a.txt\n@@ a\n+X\n@@\n-b\n+B\n", decision: DecisionRewrite, outSub: []string{"@@ a\n-b\n+X\n+B\n*** End Patch"}, want: map[string]string{"a.txt": "a\nX\nB\nc\n"}},
 		{name: "I19", files: map[string]string{"a.py": "class Other:\n    def method():\n        old\nclass BaseClass:\n    def method():\n        old\n"}, patch: "*** Update File: a.py\n@@ class BaseClass:\n@@     def method():\n-        old\n+        new\n", decision: DecisionUnchanged, want: map[string]string{"a.py": "class Other:\n    def method():\n        old\nclass BaseClass:\n    def method():\n        new\n"}},
-		{name: "I20", files: map[string]string{"a.txt": "a\nb\nc\n"}, patch: "*** Update File: a.txt\n@@ a\n@@\n-b\n+B\n", want: map[string]string{"a.txt": "a\nB\nc\n"}},
+		{name: "I20", files: map[string]string{"a.txt": "a\nb\nc\n"}, patch: "*** Update File: a.txt\n@@ a\n@@\n-b\n+B\n", decision: DecisionUnchanged, want: map[string]string{"a.txt": "a\nB\nc\n"}},
 		{name: "I21", files: map[string]string{"a.txt": "a\nb\nc\nd\n"}, patch: "*** Update File: a.txt\n@@\n-c\n+C\n@@\n-a\n+A\n", errKind: X, errSub: "Failed to find expected lines in <root>/a.txt:\na"},
 
 		// 3F. EOL, final newline, encoding.
@@ -294,6 +294,29 @@ func specCases() []specCase {
 		{name: "H27", files: map[string]string{"u.txt": "u\n", "d.txt": "d\n"}, patch: "*** Update File: u.txt\n@@\n-u\n+U\n*** Add File: n.txt\n+n\n*** Delete File: d.txt\n", decision: DecisionUnchanged, want: map[string]string{"u.txt": "U\n", "n.txt": "n\n", "d.txt": absent}},
 		{name: "H28", patch: "*** Add File: created.txt\n+x\n*** Update File: missing.txt\n@@\n-x\n+y\n", errKind: X, errSub: "Failed to read file to update", want: map[string]string{"created.txt": absent}},
 
+
+		// More end-to-end cases.
+		{name: "H05", files: map[string]string{"a.txt": "a\nb\nc\nd\ne\n"}, patch: "*** Update File: a.txt\n@@\n-b\n+B\n*** Update File: a.txt\n@@\n-d\n+D\n", decision: DecisionRewrite, outSub: []string{"@@ a\n-b\n+B\n@@ c\n-d\n+D\n"}, want: map[string]string{"a.txt": "a\nB\nc\nD\ne\n"}},
+		{name: "H13", files: map[string]string{"before.txt": "alpha\nbeta\ngamma\n"}, patch: "*** Update File: before.txt\n*** Move to: nested/after.txt\n@@\n alpha\n*** Update File: nested/after.txt\n@@\n alpha\n-beta\n+BETA\n", decision: DecisionRewrite, outSub: []string{"*** Move to: nested/after.txt\n@@ alpha\n-beta\n+BETA\n"}, want: map[string]string{"nested/after.txt": "alpha\nBETA\ngamma\n", "before.txt": absent}},
+		{name: "E02-variant", files: map[string]string{"a.txt": "top\r\nprefix\r\n  old-value\r\nsuffix\r\nkeep\r\ntail-old\r\n"}, patch: "*** Update File: a.txt\n@@ top\n prefix\n-old-value\n+new-value\n suffix\n@@\n keep\n-tail-old\n+tail-new\n", decision: DecisionRewrite, repairs: []string{RepairHostEOL}, want: map[string]string{"a.txt": "top\r\nprefix\r\nnew-value\r\nsuffix\r\nkeep\r\ntail-new\r\n"}},
+		{name: "E-crlf-add-eof", files: map[string]string{"a.txt": "a\r\nb\r\n"}, patch: "*** Update File: a.txt\n@@\n+c\n*** End of File\n", decision: DecisionRewrite, want: map[string]string{"a.txt": "a\r\nb\r\nc\r\n"}},
+		{name: "E-bom-crlf", files: map[string]string{"a.txt": "\uFEFFa\r\nb\r\n"}, patch: "*** Update File: a.txt\n@@\n-a\n+A\n", decision: DecisionRewrite, want: map[string]string{"a.txt": "\uFEFFA\r\nb\r\n"}},
+		{name: "E-no-final-newline-add", files: map[string]string{"a.txt": "a"}, patch: "*** Update File: a.txt\n@@\n a\n+b\n", rewriteErr: "does not end with a newline", want: map[string]string{"a.txt": "a\nb"}},
+		{name: "E-empty-result", files: map[string]string{"a.txt": "a\n"}, patch: "*** Update File: a.txt\n@@\n-a\n", decision: DecisionUnchanged, want: map[string]string{"a.txt": ""}},
+		{name: "I04", files: map[string]string{"a.txt": "top\nanchor  \nbottom\n"}, patch: "*** Update File: a.txt\n@@ anchor\n+middle\n", decision: DecisionRewrite, outSub: []string{"@@ anchor  \n+middle\n bottom\n"}, want: map[string]string{"a.txt": "top\nanchor  \nmiddle\nbottom\n"}},
+		{name: "I07", files: map[string]string{"a.txt": "top\n“anchor”\n\"anchor\"\n"}, patch: "*** Update File: a.txt\n@@ \"anchor\"\n+x\n", errKind: X, errSub: "Candidates at lines 2, 3."},
+		{name: "I11-variant", files: map[string]string{"a.txt": "alpha\n  old\nomega"}, patch: "*** Update File: a.txt\n@@\n alpha\n-old\n+new\n omega\n*** End of File\n", rewriteErr: "does not end with a newline", want: map[string]string{"a.txt": "alpha\nnew\nomega"}},
+		{name: "I14", files: map[string]string{"a.txt": "x\nend\nx\nend\n"}, patch: "*** Update File: a.txt\n@@\n x\n-end\n+END\n*** End of File\n", want: map[string]string{"a.txt": "x\nend\nx\nEND\n"}},
+		{name: "R03-variant", files: map[string]string{"a.txt": "left\n  old\nright\nseparator\nleft\n  old\nright\n"}, patch: "*** Update File: a.txt\n@@\n left\n-old\n+new\n right\n", errKind: X, errSub: "Candidates at lines 1, 5."},
+		{name: "R06-variant", files: map[string]string{"a.txt": "left\n  old\nright\nsep\nleft\n  old\nright\n"}, patch: "*** Update File: a.txt\n@@ sep\n left\n-old\n+new\n right\n", decision: DecisionRewrite, want: map[string]string{"a.txt": "left\n  old\nright\nsep\nleft\nnew\nright\n"}},
+		{name: "R07-variant", files: map[string]string{"a.txt": "left\n  old\nright\nmid\nleft\n  old\nright\n"}, patch: "*** Update File: a.txt\n@@\n-mid\n+MID\n@@\n left\n-old\n+new\n right\n", decision: DecisionRewrite, want: map[string]string{"a.txt": "left\n  old\nright\nMID\nleft\nnew\nright\n"}},
+		{name: "R18", files: map[string]string{"a.txt": "h\na\n    b\nc\nd\nt\n"}, patch: "*** Update File: a.txt\n@@\n a\n b\n-c\n+C\n d\n", decision: DecisionRewrite, want: map[string]string{"a.txt": "h\na\n    b\nC\nd\nt\n"}},
+		{name: "context-not-found", files: map[string]string{"a.txt": "a\nb\n"}, patch: "*** Update File: a.txt\n@@ def gone():\n-b\n+B\n", decision: DecisionRewrite, repairs: []string{RepairContextNotFound}, outSub: []string{"*** Update File: a.txt\n@@\n-b\n+B\n"}, want: map[string]string{"a.txt": "a\nB\n"}},
+		{name: "move-unchanged-content", files: map[string]string{"a.txt": "one\n"}, patch: "*** Update File: a.txt\n*** Move to: b.txt\n@@\n one\n", decision: DecisionUnchanged, want: map[string]string{"a.txt": absent, "b.txt": "one\n"}},
+		{name: "update-then-delete", files: map[string]string{"a.txt": "one\n"}, patch: "*** Update File: a.txt\n@@\n-one\n+two\n*** Delete File: a.txt\n", decision: DecisionRewrite, outSub: []string{"*** Begin Patch\n*** Delete File: a.txt\n*** End Patch"}, want: map[string]string{"a.txt": absent}},
+		{name: "fifo-not-regular", files: map[string]string{"d/x": "x\n"}, patch: "*** Update File: d\n@@\n-x\n+y\n", errKind: X, errSub: "Failed to read file to update: <root>/d"},
+		{name: "add-empty", patch: "*** Add File: empty.txt\n*** Add File: one.txt\n+a\n+\n", decision: DecisionUnchanged, want: map[string]string{"empty.txt": "", "one.txt": "a\n"}},
+		{name: "add-blank-lines", patch: "*** Add File: two.txt\n+a\n+\n+\n*** Add File: x.txt\n+x\n*** Update File: x.txt\n@@\n x\n+\n+\n*** End of File\n", decision: DecisionRewrite, want: map[string]string{"two.txt": "a\n\n", "x.txt": "x\n\n\n"}},
 		// 3H. Fail modes.
 		{name: "K03", files: map[string]string{"a.txt": "present\n"}, patch: "*** Update File: a.txt\n@@\n-missing\n+x\n", errKind: X, errSub: "apply_patch verification failed: Failed to find expected lines"},
 		{name: "K08", files: abc, patch: upd, decision: DecisionUnchanged, want: aBc},

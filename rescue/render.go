@@ -121,7 +121,15 @@ func (r *renderer) placed(l *lineage) {
 		if pl.Start == pl.End && pl.Start < n {
 			for i+1 < len(pls) && pls[i+1].Start == pl.Start && !hasOldPlaced(lines) {
 				i++
-				lines = append(lines, pls[i].Lines...)
+				// The next chunk's leading "-" lines go first, so the merged
+				// chunk lists "-" before "+" (ERRATA 19, 20).
+				next := pls[i].Lines
+				k := 0
+				for k < len(next) && next[k].Op == OpDelete {
+					k++
+				}
+				merged := append(append(append([]PlacedLine(nil), next[:k]...), lines...), next[k:]...)
+				lines = merged
 				eof = chs[i].EOF && pls[i].EOFKept
 			}
 			if !hasOldPlaced(lines) {

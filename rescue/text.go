@@ -94,13 +94,16 @@ func textFromAdd(lines []string) []byte {
 
 // bytes renders the text.
 func (t *fileText) bytes() []byte {
-	var b bytes.Buffer
+	b := bytes.NewBuffer([]byte{}) // never nil: nil means "no file"
 	if t.bom {
 		b.Write(utf8BOM)
 	}
 	for i, l := range t.lines {
 		b.WriteString(l)
 		b.WriteString(t.terms[i])
+	}
+	if b.Len() == 0 {
+		return []byte{}
 	}
 	return b.Bytes()
 }
