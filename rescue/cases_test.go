@@ -294,7 +294,6 @@ func specCases() []specCase {
 		{name: "H27", files: map[string]string{"u.txt": "u\n", "d.txt": "d\n"}, patch: "*** Update File: u.txt\n@@\n-u\n+U\n*** Add File: n.txt\n+n\n*** Delete File: d.txt\n", decision: DecisionUnchanged, want: map[string]string{"u.txt": "U\n", "n.txt": "n\n", "d.txt": absent}},
 		{name: "H28", patch: "*** Add File: created.txt\n+x\n*** Update File: missing.txt\n@@\n-x\n+y\n", errKind: X, errSub: "Failed to read file to update", want: map[string]string{"created.txt": absent}},
 
-
 		// More end-to-end cases.
 		{name: "H05", files: map[string]string{"a.txt": "a\nb\nc\nd\ne\n"}, patch: "*** Update File: a.txt\n@@\n-b\n+B\n*** Update File: a.txt\n@@\n-d\n+D\n", decision: DecisionRewrite, outSub: []string{"@@ a\n-b\n+B\n@@ c\n-d\n+D\n"}, want: map[string]string{"a.txt": "a\nB\nc\nD\ne\n"}},
 		{name: "H13", files: map[string]string{"before.txt": "alpha\nbeta\ngamma\n"}, patch: "*** Update File: before.txt\n*** Move to: nested/after.txt\n@@\n alpha\n*** Update File: nested/after.txt\n@@\n alpha\n-beta\n+BETA\n", decision: DecisionRewrite, outSub: []string{"*** Move to: nested/after.txt\n@@ alpha\n-beta\n+BETA\n"}, want: map[string]string{"nested/after.txt": "alpha\nBETA\ngamma\n", "before.txt": absent}},
