@@ -83,9 +83,10 @@ func (c *Case) String() string {
 		c.Path, c.Kind, c.Header, c.Edit.Start+1, c.Edit.Del, len(c.Edit.Add), c.DiskStart+1, c.Want, c.Why)
 }
 
-// NewCase makes a case of the given kind from orig (at least 8 lines). It
-// returns false when the kind cannot be applied to this text (no quotes, no
-// tab indentation, ...) after a few attempts.
+// NewCase makes a case of the given kind from orig (at least 8 lines). The
+// chunk's old lines occur once in the author's text, even by CoarseKey. It
+// returns false when no such case is found after a few attempts (no quotes,
+// no tab indentation, only repeated blocks, ...).
 func NewCase(r *rand.Rand, kind Kind, path string, orig []Line) (*Case, bool) {
 	if len(orig) < 8 {
 		return nil, false
@@ -120,6 +121,12 @@ func (c *Case) build(r *rand.Rand) bool {
 		}
 	}
 	c.Patch = WritePatch(c.Path, c.View, c.Edit, 3, c.Header)
+	// The author's patch must name one place in the text they read:
+	// otherwise applying it at another copy would be right too, and the
+	// expected bytes would not follow from the edit's position.
+	if countBlock(c.View, Texts(c.View[c.Patch.OldStart:c.Patch.OldEnd])) != 1 {
+		return false
+	}
 	c.Disk = Clone(c.Orig)
 	c.DiskStart = c.Edit.Start
 	os, oe := c.Patch.OldStart, c.Patch.OldEnd

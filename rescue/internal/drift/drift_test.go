@@ -297,3 +297,19 @@ func TestSpreadEditsAndUpdateHunk(t *testing.T) {
 		}
 	}
 }
+
+func TestNewCaseOldLinesUniqueInView(t *testing.T) {
+	r := rand.New(rand.NewPCG(5, 5))
+	// Three identical runs: many edits have an old-line block that repeats.
+	half := "\tx := 1\n\ty := 2\n\tz := 3\n\tw := 4\n\tv := 5\n\tu := 6\n"
+	orig := Split([]byte("top\n" + half + half + half + "bottom\n"))
+	for i := 0; i < 200; i++ {
+		c, ok := NewCase(r, None, "p.go", orig)
+		if !ok {
+			continue
+		}
+		if n := countBlock(c.View, Texts(c.View[c.Patch.OldStart:c.Patch.OldEnd])); n != 1 {
+			t.Fatalf("%s: old lines occur %d times in the view", c, n)
+		}
+	}
+}
