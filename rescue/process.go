@@ -234,6 +234,9 @@ func (w *world) handOn(input []byte, r *resolution, rewrite bool) (*string, bool
 		if l.base.noFinal && len(l.cur.lines) > 0 {
 			return nil, false, cannotExpress(l.srcAbs, "the file does not end with a newline and the host always adds one; use slim rescue --apply to keep the file as it is")
 		}
+		if n := len(l.cur.lines); n > 0 && l.cur.lines[n-1] == "" && l.cur.terms[n-1] == eolLF {
+			return nil, false, cannotExpress(l.srcAbs, "the file would end with a blank line, which the host drops when it rewrites a file; use slim rescue --apply")
+		}
 	}
 	if !rewrite {
 		if bad, _ := w.hostCheck(string(input), r); len(bad) == 0 {
