@@ -183,16 +183,20 @@ func (v *FileView) Place(ch *Chunk, cursor int, abs string) (*Placement, error) 
 	}
 
 	// Step 4: bounded LCS.
-	if cands := v.lcsWindows(ch.Lines, lo); len(cands) == 1 {
+	if cands, changed := v.lcsWindows(ch.Lines, lo); len(cands) == 1 && len(changed) == 0 {
 		c := cands[0]
 		v.fillLCS(pl, ch.Lines, c)
 		pl.EOFKept = ch.EOF && pl.End == n
 		return pl, nil
-	} else if len(cands) > 1 {
-		starts := make([]int, len(cands))
-		for i, c := range cands {
-			starts[i] = c.start + 1
+	} else if len(cands) > 0 {
+		starts := make([]int, 0, len(cands)+len(changed))
+		for _, c := range cands {
+			starts = append(starts, c.start+1)
 		}
+		for _, c := range changed {
+			starts = append(starts, c+1)
+		}
+		sort.Ints(starts)
 		return nil, ambiguityError(PhaseLCS, "LCS rescue was ambiguous", abs, body, starts)
 	}
 	return nil, v.notFound(abs, old, lo)
@@ -630,16 +634,22 @@ type lcsCandidate struct {
 // most MaxLCSCandidates of them, scoring at least LCSNeeded(m) by the LCS of
 // fold+trim keys, and in which every removed line agrees by key with the
 // window line it removes (ERRATA 40).
-func (v *FileView) lcsWindows(lines []ChunkLine, lo int) []lcsCandidate {
+//
+// changed lists the starts of refused windows that still share more than
+// half of their lines with the chunk and do not overlap an accepted window:
+// places that look like the author's but changed since the author read
+// them. Next to an accepted window they make the rescue ambiguous, so that
+// a look-alike elsewhere is never edited in place of the author's.
+func (v *FileView) lcsWindows(lines []ChunkLine, lo int) (cands []lcsCandidate, changed []int) {
 	n := len(v.lines)
 	old := oldTexts(lines)
 	m := len(old)
 	if m == 0 || n == 0 || m > MaxLCSChunkLines {
-		return nil
+		return nil, nil
 	}
 	firstID, lastID := v.idOf(old[0]), v.idOf(old[m-1])
 	if firstID < 0 || lastID < 0 {
-		return nil
+		return nil, nil
 	}
 	var starts []int
 	for _, q := range v.postings(firstID) {
@@ -653,12 +663,12 @@ func (v *FileView) lcsWindows(lines []ChunkLine, lo int) []lcsCandidate {
 		if (m == 1 || v.lineIs(i+m-1, lastID)) && v.lineIs(i, firstID) {
 			starts = append(starts, i)
 			if len(starts) > MaxLCSCandidates {
-				return nil
+				return nil, nil
 			}
 		}
 	}
 	if len(starts) == 0 {
-		return nil
+		return nil, nil
 	}
 	needed := LCSNeeded(m)
 	keys := make([]string, m)
@@ -674,23 +684,36 @@ func (v *FileView) lcsWindows(lines []ChunkLine, lo int) []lcsCandidate {
 	}
 	win := make([]string, m)
 	var out []lcsCandidate
+	var refused []int
 	for _, i := range starts {
 		agree := true
 		for k := range win {
 			win[k] = lineKey(v.lines[i+k])
 			if del[k] && win[k] != keys[k] {
 				agree = false
+			}
+		}
+		s := lcsLen(keys, win)
+		switch {
+		case agree && s >= needed:
+			out = append(out, lcsCandidate{start: i, score: s, needed: needed})
+		case 2*s > m:
+			refused = append(refused, i)
+		}
+	}
+	for _, r := range refused {
+		disjoint := true
+		for _, c := range out {
+			if r < c.start+m && c.start < r+m {
+				disjoint = false
 				break
 			}
 		}
-		if !agree {
-			continue
-		}
-		if s := lcsLen(keys, win); s >= needed {
-			out = append(out, lcsCandidate{start: i, score: s, needed: needed})
+		if disjoint {
+			changed = append(changed, r)
 		}
 	}
-	return out
+	return out, changed
 }
 
 // fillLCS writes the placement of an LCS window: old line k stands for

@@ -378,6 +378,15 @@ func TestPlaceRescues(t *testing.T) {
 					t.Fatalf("score %d needed %d shape %v", pls[0].Score, pls[0].Needed, pls[0].ShapeChanged)
 				}
 			}},
+		{name: "LCS: a changed place next to a look-alike is ambiguous",
+			file:   lcsLookAlike,
+			chunks: []*Chunk{chunk(nil, false, lcsLookAlikeBody...)},
+			cands:  []int{4, 11}, errPrefix: pfx + "LCS rescue was ambiguous"},
+		{name: "LCS: the look-alike alone is rescued",
+			file:       lcsLookAlike[strings.Index(lcsLookAlike, "case B"):],
+			chunks:     []*Chunk{chunk(nil, false, lcsLookAlikeBody...)},
+			strategies: []string{"lcs"}, starts: []int{3},
+			want: "case B:\n\tsa, err := parseB(b)\n\tif err != nil {\n\t\treturn nil, err\n\t}\n\tsas[i] = sa\n\tx := 1\ndefault:\n\tsa, l, err := parseC(b)\n\tif err != nil {"},
 		{name: "R12 LCS respects the start", file: r12, cursor: 5,
 			chunks: []*Chunk{chunk(nil, false, " left", " old", "-keep", "+KEEP", " right")},
 			want:   strings.TrimSuffix(strings.Replace(r12, "stale-old\nkeep", "stale-old\nKEEP", 1), "\n"),
@@ -559,7 +568,7 @@ func TestIsUnifiedDiffHeader(t *testing.T) {
 func TestLCSDirectTie(t *testing.T) {
 	v := NewFileView([]string{"head", "alpha", "beta", "mid", "alpha", "beta", "tail"}, false)
 	c := chunk(nil, false, "-alpha", "-beta", "+ALPHA", "+BETA")
-	got := v.lcsWindows(c.Lines, 0)
+	got, _ := v.lcsWindows(c.Lines, 0)
 	if len(got) != 2 || got[0].start != 1 || got[1].start != 4 {
 		t.Fatalf("lcs windows %+v, want starts 1 and 4", got)
 	}
@@ -583,3 +592,11 @@ func TestDropTrailingEmpty(t *testing.T) {
 		}
 	}
 }
+
+const lcsLookAlike = "case A:\n\tsa, err := parseA(b)\n\tif err != nil {\n\t\treturn nil, err\n\t}\n\tsas[i] = sa\n\trewritten(1)\n" +
+	"case B:\n\tsa, err := parseB(b)\n\tif err != nil {\n\t\treturn nil, err\n\t}\n\tsas[i] = sa\n\tb = b[align:]\n" +
+	"default:\n\tsa, l, err := parseC(b)\n\tif err != nil {\n"
+
+// lcsLookAlikeBody was written against case A before its last line was
+// rewritten; case B looks like it.
+var lcsLookAlikeBody = []string{" \t\treturn nil, err", " \t}", " \tsas[i] = sa", "-\tb = b[align:]", "+\tx := 1", " case B:", " \tsa, err := parseB(b)", " \tif err != nil {"}
