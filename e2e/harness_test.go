@@ -350,6 +350,8 @@ func (p *project) writeConfig(baseURL string) {
 		"small_model":       "fake/" + modelID,
 		"lsp":               false,
 		"formatter":         false,
+		// No per-step git snapshots of the project: nothing here reverts.
+		"snapshot": false,
 		// Allow everything, so that only slim can stop a call: a missing
 		// block shows up as a written file instead of a host refusal.
 		"permission": map[string]any{"*": "allow"},
@@ -451,6 +453,18 @@ func (p *project) run(script ...fakeprovider.Turn) *hostRun {
 	}
 	if len(srv.ScriptedRequests()) == 0 {
 		t.Fatalf("the host never asked the fake provider (exit %v)", r.exitErr)
+	}
+	// A plugin that fails to load does not fail the run (pitfall 3), and the
+	// plugin passes every call when slim misbehaves; both must be seen here.
+	if p.mode != noPlugin && strings.Contains(r.stderr, "failed to load plugin") {
+		t.Errorf("the host failed to load the slim plugin")
+	}
+	if p.mode == withSlim {
+		for _, line := range strings.Split(p.pluginLog(), "\n") {
+			if strings.Contains(line, `"level":"warn"`) || strings.Contains(line, `"level":"error"`) {
+				t.Errorf("the plugin logged a problem with slim: %s", clip(line, 600))
+			}
+		}
 	}
 	return r
 }
