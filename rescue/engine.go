@@ -183,12 +183,24 @@ type target struct {
 // returns the slot key of the hunk that failed, when known.
 func (w *world) resolve(p *Patch) (*resolution, string, error) {
 	failKey := ""
-	r, err := w.resolveHunks(p, &failKey)
-	return r, failKey, err
+	r := &resolution{finals: map[string][]byte{}, abs: map[string]string{}}
+	err := w.resolveHunks(p, r, &failKey)
+	if err != nil {
+		return nil, failKey, err
+	}
+	return r, failKey, nil
 }
 
-func (w *world) resolveHunks(p *Patch, failKey *string) (*resolution, error) {
+// partial resolves p and, on failure, also returns what was learnt so far
+// (repairs and chunk reports), for the diagnostics of a refusal.
+func (w *world) partial(p *Patch) (*resolution, error) {
+	failKey := ""
 	r := &resolution{finals: map[string][]byte{}, abs: map[string]string{}}
+	err := w.resolveHunks(p, r, &failKey)
+	return r, err
+}
+
+func (w *world) resolveHunks(p *Patch, r *resolution, failKey *string) error {
 	states := map[string]*slotState{}
 	get := func(t target) *slotState {
 		if st, ok := states[t.key]; ok {
@@ -224,7 +236,7 @@ func (w *world) resolveHunks(p *Patch, failKey *string) (*resolution, error) {
 	for idx, h := range p.Hunks {
 		src, err := w.target(h.Path, r)
 		if err != nil {
-			return nil, err
+			return err
 		}
 		*failKey = src.key
 		if src.written != h.Path {
@@ -234,11 +246,11 @@ func (w *world) resolveHunks(p *Patch, failKey *string) (*resolution, error) {
 		switch h.Kind {
 		case HunkAdd:
 			if st.exists {
-				return nil, verifyErr("Add File target already exists: %s", src.abs)
+				return verifyErr("Add File target already exists: %s", src.abs)
 			}
 			txt, err := parseText(textFromAdd(h.Add))
 			if err != nil {
-				return nil, verifyErr("Refusing binary or non-UTF-8 file: %s", src.abs)
+				return verifyErr("Refusing binary or non-UTF-8 file: %s", src.abs)
 			}
 			l := &lineage{first: idx, srcPath: src.written, srcAbs: src.abs, cur: txt, dest: src.key, destPath: src.written, destAbs: src.abs, hunks: 1}
 			st.exists, st.lin = true, l
@@ -246,7 +258,7 @@ func (w *world) resolveHunks(p *Patch, failKey *string) (*resolution, error) {
 		case HunkDelete:
 			l, err := origin(idx, src, st, "delete")
 			if err != nil {
-				return nil, err
+				return err
 			}
 			l.hunks++
 			if l.hunks > 1 {
@@ -257,14 +269,14 @@ func (w *world) resolveHunks(p *Patch, failKey *string) (*resolution, error) {
 		case HunkUpdate:
 			l, err := origin(idx, src, st, "update")
 			if err != nil {
-				return nil, err
+				return err
 			}
 			var dst target
 			move := h.Move != ""
 			if move {
 				dst, err = w.target(h.Move, r)
 				if err != nil {
-					return nil, err
+					return err
 				}
 				if dst.key != src.key {
 					*failKey = dst.key
@@ -276,7 +288,7 @@ func (w *world) resolveHunks(p *Patch, failKey *string) (*resolution, error) {
 					move = false
 					r.repairs = append(r.repairs, Repair{Kind: RepairSelfMoveDropped, Line: h.Line + 1})
 				} else if get(dst).exists {
-					return nil, verifyErr("Move destination already exists: %s", dst.abs)
+					return verifyErr("Move destination already exists: %s", dst.abs)
 				}
 			}
 			view := NewFileView(l.cur.lines, l.exactOnly)
@@ -290,10 +302,23 @@ func (w *world) resolveHunks(p *Patch, failKey *string) (*resolution, error) {
 				pl, err := view.Place(ch, cursor, src.abs)
 				if err != nil {
 					*failKey = src.key
-					return nil, err
+					var me *MatchError
+					if errors.As(err, &me) && len(me.Candidates) > 0 {
+						fc := ChunkReport{Index: chunkIndex, Path: src.written, Strategy: phaseStrategy(me.Phase), Line: me.Candidates[0], Candidates: me.Candidates}
+						for _, l := range ch.Lines {
+							if l.Op != OpAdd {
+								fc.OldCount++
+							}
+							if l.Op != OpDelete {
+								fc.NewCount++
+							}
+						}
+						r.chunks = append(r.chunks, fc)
+					}
+					return err
 				}
 				if len(pls) > 0 && pl.Start < pls[len(pls)-1].End {
-					return nil, verifyErr("Overlapping patch chunks in %s", src.abs)
+					return verifyErr("Overlapping patch chunks in %s", src.abs)
 				}
 				pls = append(pls, pl)
 				chs = append(chs, ch)
@@ -328,7 +353,7 @@ func (w *world) resolveHunks(p *Patch, failKey *string) (*resolution, error) {
 			r.finals[key] = nil
 		}
 	}
-	return r, nil
+	return nil
 }
 
 // target resolves one hunk path: containment was checked before; here the
@@ -390,4 +415,17 @@ func chunkReport(index int, path string, ch *Chunk, pl *Placement) ChunkReport {
 		c.Candidates = []int{}
 	}
 	return c
+}
+
+// phaseStrategy names the strategy of a refused candidate list.
+func phaseStrategy(phase string) string {
+	switch phase {
+	case PhasePrefixSuffix:
+		return StrategyPrefixSuffix
+	case PhaseLCS:
+		return StrategyLCS
+	case PhaseAnchor:
+		return StrategyAnchor
+	}
+	return StrategyExact
 }

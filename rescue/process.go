@@ -91,8 +91,10 @@ func Process(patch []byte, opts Options) (*Result, error) {
 		return res, g.BlockError("apply_patch", bad[0])
 	}
 
-	r, _, err := w.resolve(p)
+	r, err := w.partial(p)
 	if err != nil {
+		res.Repairs = append(res.Repairs, r.repairs...)
+		res.Chunks = append(res.Chunks, r.chunks...)
 		return res, err
 	}
 	res.Repairs = append(res.Repairs, r.repairs...)
