@@ -15,6 +15,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"runtime"
 	"sort"
 	"strings"
@@ -156,8 +157,25 @@ func (f killFixture) check(t testing.TB, dir string) (newCount int, torn, leftov
 			torn = append(torn, fmt.Sprintf("%s (%s)", p, what))
 		}
 	}
+	// Directories that hold no file are leftovers too (created for an
+	// added or moved file, not yet removed when the process died).
+	holds := map[string]bool{}
 	for p := range snap {
-		if !known[p] {
+		if strings.HasSuffix(p, "/") {
+			continue
+		}
+		for d := filepath.ToSlash(filepath.Dir(p)); d != "."; d = filepath.ToSlash(filepath.Dir(d)) {
+			holds[d+"/"] = true
+		}
+	}
+	oldDirs := map[string]bool{}
+	for p, b := range f.old {
+		for d := filepath.ToSlash(filepath.Dir(p)); b != nil && d != "."; d = filepath.ToSlash(filepath.Dir(d)) {
+			oldDirs[d+"/"] = true
+		}
+	}
+	for p := range snap {
+		if !known[p] || (strings.HasSuffix(p, "/") && !holds[p] && !oldDirs[p]) {
 			leftovers = append(leftovers, p)
 		}
 	}
@@ -258,16 +276,10 @@ func TestApplyKill(t *testing.T) {
 // leftoverPattern blurs the random part of a temporary name so that counts
 // group.
 func leftoverPattern(p string) string {
-	var b strings.Builder
-	for _, c := range p {
-		if c >= '0' && c <= '9' {
-			b.WriteByte('N')
-			continue
-		}
-		b.WriteRune(c)
-	}
-	return b.String()
+	return tempSuffix.ReplaceAllString(p, "-*.tmp")
 }
+
+var tempSuffix = regexp.MustCompile(`-[0-9a-zA-Z]+\.tmp$`)
 
 // TestKillFixtureCheck checks the kill test's own judge: the old state, the
 // new state and a per-file mix pass; a torn file and a stray file are seen.
@@ -302,6 +314,12 @@ func TestKillFixtureCheck(t *testing.T) {
 	_, torn, left = fx.check(t, dir)
 	if len(torn) != 1 || !strings.HasPrefix(torn[0], "big/two.txt") || len(left) != 1 {
 		t.Fatalf("torn=%v left=%v", torn, left)
+	}
+	// An empty directory created for an added file is a leftover.
+	fx.reset(t, dir)
+	os.MkdirAll(filepath.Join(dir, "added", "deep"), 0o755)
+	if _, torn, left := fx.check(t, dir); torn != nil || len(left) != 2 {
+		t.Fatalf("empty created dirs: torn=%v left=%v", torn, left)
 	}
 	// The patch covers every file of the fixture.
 	for p := range fx.old {
