@@ -180,7 +180,7 @@ func (g *Guard) Check(target string) Verdict {
 	v.Physical = res.physical()
 	for _, gd := range g.gitDirs {
 		if hasPathPrefix(v.Physical, gd) {
-			return g.outside(v, slimerr.CodeGitDir, "the path lies inside the repository's git directory "+gd)
+			return g.outside(v, slimerr.CodeGitDir, "the path lies inside the repository's git directory "+gd+", which is refused for writes")
 		}
 	}
 	loc, ok := g.locate(res)
@@ -193,13 +193,13 @@ func (g *Guard) Check(target string) Verdict {
 	}
 	for _, c := range loc.rel {
 		if c == ".git" || (strings.EqualFold(c, ".git") && g.caseFolds()) {
-			return g.outside(v, slimerr.CodeGitDir, "the path has a .git component")
+			return g.outside(v, slimerr.CodeGitDir, "the path goes through a .git directory, which is refused for writes")
 		}
 	}
 	if !g.opts.AllowNested {
 		if room := findRoom(loc.roomBase, loc.roomRel, loc.roomExisting); room != "" {
 			v.Room = room
-			return g.outside(v, slimerr.CodeNestedWorktree, "the path lies inside "+room+", another worktree or repository nested below the top")
+			return g.outside(v, slimerr.CodeNestedWorktree, "the path lies inside "+room+", a separate worktree, submodule or repository nested in this one")
 		}
 	}
 	v.Inside = true
