@@ -19,30 +19,31 @@ const fuzzOther = "package b\n\nfunc B() string {\n\treturn \"b\"\n}\n"
 // fuzzSeeds returns (file, patch) pairs in the shapes models send: clean and
 // drifted single-chunk updates, CRLF and no-final-newline files, Add, Delete,
 // Move, anchored insertion, ambiguity, wrappers and garbage.
-func fuzzSeeds() [][2]string {
+func fuzzSeeds() []fuzzSeed {
 	src := "package a\n\nimport \"fmt\"\n\n// Greet says hello.\nfunc Greet(name string) {\n\tmsg := \"hello, \" + name\n\tfmt.Println(msg)\n\tfmt.Println('x')\n}\n\nfunc Bye() {\n\tfmt.Println(\"bye\")\n}\n"
 	orig := drift.Split([]byte(src))
-	var seeds [][2]string
+	var seeds []fuzzSeed
 	r := rand.New(rand.NewPCG(11, 12))
 	for _, k := range drift.Kinds {
 		if c, ok := drift.NewCase(r, k, "a.txt", orig); ok {
-			seeds = append(seeds, [2]string{string(c.DiskBytes()), c.Patch.Text})
+			seeds = append(seeds, fuzzSeed{string(c.DiskBytes()), c.Patch.Text, c.Want})
 		}
 	}
+	const apply, refuse, either = drift.MustApply, drift.MustRefuse, drift.Either
 	seeds = append(seeds,
-		[2]string{strings.ReplaceAll(src, "\n", "\r\n"), "*** Begin Patch\n*** Update File: a.txt\n@@ func Bye() {\n-\tfmt.Println(\"bye\")\n+\tfmt.Println(\"farewell\")\n }\n*** End Patch\n"},
-		[2]string{strings.TrimSuffix(src, "\n"), "*** Begin Patch\n*** Update File: a.txt\n@@\n \tfmt.Println(\"bye\")\n-}\n+}\n+// end\n*** End of File\n*** End Patch"},
-		[2]string{src, "*** Begin Patch\n*** Add File: new/dir/n.txt\n+one\n+two\n*** Delete File: b/b.go\n*** End Patch\n"},
-		[2]string{src, "*** Begin Patch\n*** Update File: a.txt\n*** Move to: moved/a.txt\n@@ func Bye() {\n+\t// moved\n \tfmt.Println(\"bye\")\n*** End Patch\n"},
-		[2]string{src, "*** Begin Patch\n*** Update File: a.txt\n@@ import \"fmt\"\n+import \"os\"\n*** End Patch\n"},
-		[2]string{src + src, "*** Begin Patch\n*** Update File: a.txt\n@@\n func Bye() {\n-\tfmt.Println(\"bye\")\n+\tfmt.Println(\"ciao\")\n }\n*** End Patch\n"},
-		[2]string{src, "<<'EOF'\n*** Begin Patch\n*** Update File: a.txt\n \tmsg := \"hello, \" + name\n-\tfmt.Println(msg)\n+\tfmt.Print(msg)\n*** End Patch\nEOF\n"},
-		[2]string{src, "*** Begin Patch\n*** Update File: b/b.go\n@@ func B() string {\n-\treturn \u201Cb\u201D\n+\treturn \"bb\"\n }\n*** End Patch\n"},
-		[2]string{src, "*** Begin Patch\n*** Update File: ../escape.txt\n@@\n-x\n+y\n*** End Patch\n"},
-		[2]string{"", "*** Begin Patch\n*** Update File: a.txt\n@@\n+first line\n*** End Patch\n"},
-		[2]string{"\ufeff" + src, "*** Begin Patch\n*** Update File: a.txt\n@@\n-package a\n+package aa\n \n import \"fmt\"\n*** End Patch\n"},
-		[2]string{src, "*** Begin Patch\n*** Frobnicate File: a.txt\n*** End Patch\n"},
-		[2]string{src, "garbage"},
+		fuzzSeed{strings.ReplaceAll(src, "\n", "\r\n"), "*** Begin Patch\n*** Update File: a.txt\n@@ func Bye() {\n-\tfmt.Println(\"bye\")\n+\tfmt.Println(\"farewell\")\n }\n*** End Patch\n", apply},
+		fuzzSeed{strings.TrimSuffix(src, "\n"), "*** Begin Patch\n*** Update File: a.txt\n@@\n \tfmt.Println(\"bye\")\n-}\n+}\n+// end\n*** End of File\n*** End Patch", apply},
+		fuzzSeed{src, "*** Begin Patch\n*** Add File: new/dir/n.txt\n+one\n+two\n*** Delete File: b/b.go\n*** End Patch\n", apply},
+		fuzzSeed{src, "*** Begin Patch\n*** Update File: a.txt\n*** Move to: moved/a.txt\n@@ func Bye() {\n+\t// moved\n \tfmt.Println(\"bye\")\n*** End Patch\n", apply},
+		fuzzSeed{src, "*** Begin Patch\n*** Update File: a.txt\n@@ import \"fmt\"\n+import \"os\"\n*** End Patch\n", apply},
+		fuzzSeed{src + src, "*** Begin Patch\n*** Update File: a.txt\n@@\n func Bye() {\n-\tfmt.Println(\"bye\")\n+\tfmt.Println(\"ciao\")\n }\n*** End Patch\n", refuse},
+		fuzzSeed{src, "<<'EOF'\n*** Begin Patch\n*** Update File: a.txt\n \tmsg := \"hello, \" + name\n-\tfmt.Println(msg)\n+\tfmt.Print(msg)\n*** End Patch\nEOF\n", apply},
+		fuzzSeed{src, "*** Begin Patch\n*** Update File: b/b.go\n@@ func B() string {\n-\treturn \u201Cb\u201D\n+\treturn \"bb\"\n }\n*** End Patch\n", apply},
+		fuzzSeed{src, "*** Begin Patch\n*** Update File: ../escape.txt\n@@\n-x\n+y\n*** End Patch\n", refuse},
+		fuzzSeed{"", "*** Begin Patch\n*** Update File: a.txt\n@@\n+first line\n*** End Patch\n", apply},
+		fuzzSeed{"\ufeff" + src, "*** Begin Patch\n*** Update File: a.txt\n@@\n-package a\n+package aa\n \n import \"fmt\"\n*** End Patch\n", apply},
+		fuzzSeed{src, "*** Begin Patch\n*** Frobnicate File: a.txt\n*** End Patch\n", refuse},
+		fuzzSeed{src, "garbage", refuse},
 	)
 	return seeds
 }
@@ -53,7 +54,7 @@ func fuzzSeeds() [][2]string {
 // patch it hands on to the old files gives the same final bytes.
 func FuzzApply(f *testing.F) {
 	for _, s := range fuzzSeeds() {
-		f.Add([]byte(s[0]), s[1])
+		f.Add([]byte(s.file), s.patch)
 	}
 	f.Fuzz(func(t *testing.T, file []byte, patch string) {
 		base := t.TempDir()
@@ -132,20 +133,24 @@ func subtree(t tree, prefix string) tree {
 	return out
 }
 
-// TestFuzzSeedsApplyWhereExpected keeps the seeds honest: the clean seeds
-// must apply, the garbage ones must be refused.
-func TestFuzzSeedsApplyWhereExpected(t *testing.T) {
-	requireEngine(t)
+// fuzzSeed is a seed input and the outcome it must have.
+type fuzzSeed struct {
+	file, patch string
+	want        drift.Want
+}
+
+// TestFuzzSeeds keeps the seeds honest: each has the outcome it was made
+// for, so the fuzzer starts from both sides of the apply/refuse line.
+func TestFuzzSeeds(t *testing.T) {
 	for i, s := range fuzzSeeds() {
 		root := filepath.Join(t.TempDir(), "root")
-		writeTree(t, root, map[string][]byte{"a.txt": []byte(s[0]), "b/b.go": []byte(fuzzOther)})
-		_, err := rescue.Process([]byte(s[1]), rescue.Options{Directory: root, Worktree: "/", Outside: rescue.OutsideBlock, Apply: true})
-		garbage := strings.Contains(s[1], "Frobnicate") || s[1] == "garbage" || strings.Contains(s[1], "../escape")
-		if garbage && err == nil {
-			t.Errorf("seed %d applied: %q", i, s[1])
-		}
-		if !garbage && err != nil {
-			t.Logf("seed %d refused: %v", i, err)
+		writeTree(t, root, map[string][]byte{"a.txt": []byte(s.file), "b/b.go": []byte(fuzzOther)})
+		_, err := rescue.Process([]byte(s.patch), rescue.Options{Directory: root, Worktree: "/", Outside: rescue.OutsideBlock, Apply: true})
+		switch {
+		case s.want == drift.MustApply && err != nil:
+			t.Errorf("seed %d refused: %v\n%s", i, err, s.patch)
+		case s.want == drift.MustRefuse && err == nil:
+			t.Errorf("seed %d applied:\n%s", i, s.patch)
 		}
 	}
 }
