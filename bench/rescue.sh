@@ -3,7 +3,8 @@
 # (default 5) and prints, per mode, drift and chunk count, the median time
 # for 1k, 10k and 100k-line files and the ratios 10k/1k and 100k/10k; then
 # builds the binary and measures its peak RSS applying 50 drifted chunks to
-# each file size, relative to the file size.
+# each file size, relative to the file size, and its CPU time (user + sys,
+# which a busy machine inflates less than wall time).
 # Goals: 100k lines with 50 drifted chunks < 50 ms; each ratio <= 12;
 # peak RSS <= 4 x file size + 16 MiB.
 # BENCH (a -bench regexp) narrows the run, e.g. BENCH='Process/mode=rewrite'.
@@ -61,10 +62,12 @@ echo "== peak RSS of the binary (50 drifted chunks)"
 go build -tags urfave_cli_no_docs -trimpath -o "$out/slim" ./cmd/slim
 SLIM_BENCH_FIXTURE_DIR="$out/fx" go test -tags urfave_cli_no_docs -count 1 -run '^TestWriteBenchFixture$' ./rescue/ >/dev/null
 
-peak_kib() { # command... -> peak RSS in KiB (GNU time, else /proc VmHWM polling)
+peak_kib() { # command... -> "peak-RSS-KiB cpu-seconds" (GNU time, else /proc VmHWM polling and no CPU time)
 	if /usr/bin/time -v true >/dev/null 2>&1; then
 		/usr/bin/time -v "$@" 2>"$out/time.txt" >/dev/null || { cat "$out/time.txt" >&2; return 1; }
-		awk -F: '/Maximum resident set size/ { gsub(/ /, "", $2); print $2 }' "$out/time.txt"
+		awk -F: '/Maximum resident set size/ { gsub(/ /, "", $2); rss = $2 }
+			/User time|System time/ { cpu += $2 }
+			END { print rss, cpu }' "$out/time.txt"
 	else
 		"$@" >/dev/null &
 		local pid=$! hwm=0 v
@@ -72,26 +75,26 @@ peak_kib() { # command... -> peak RSS in KiB (GNU time, else /proc VmHWM polling
 			hwm=$v
 		done
 		wait "$pid"
-		echo "$hwm"
+		echo "$hwm -"
 	fi
 }
 
 base=$(peak_kib "$out/slim" version)
-printf '%-8s %8s %10s %10s %12s %14s\n' lines "file MiB" "mode" "RSS MiB" "RSS/file" "budget MiB"
-printf '%-8s %8s %10s %10.1f %12s %14s\n' "-" "-" "version" "$(echo "$base" | awk '{ print $1 / 1024 }')" "-" "-"
+printf '%-8s %8s %8s %10s %10s %10s %12s\n' lines "file MiB" mode "RSS MiB" "RSS/file" "budget MiB" "cpu ms"
+echo "$base" | awk '{ printf "%-8s %8s %8s %10.1f %10s %10s %12s\n", "-", "-", "version", $1 / 1024, "-", "-", ($2 == "-" ? "-" : $2 * 1000) }'
 for n in 1000 10000 100000; do
 	size=$(wc -c <"$out/fx/$n/pkg/big.go")
 	for mode in rewrite apply; do
 		rm -rf "$out/run" && cp -r "$out/fx/$n" "$out/run"
 		flag=()
 		[ "$mode" = apply ] && flag=(--apply)
-		kib=$(peak_kib "$out/slim" rescue --root "$out/run" "${flag[@]}" "$out/fx/$n.patch")
+		m=$(peak_kib "$out/slim" rescue --root "$out/run" "${flag[@]}" "$out/fx/$n.patch")
 		if [ "$mode" = apply ] && ! cmp -s "$out/run/pkg/big.go" "$out/fx/$n.want"; then
 			echo "apply of $n lines gave unexpected bytes" >&2
 			exit 1
 		fi
-		awk -v n="$n" -v s="$size" -v k="$kib" -v m="$mode" 'BEGIN {
-			printf "%-8s %8.2f %10s %10.1f %12.2f %14.1f\n", n, s / 1048576, m, k / 1024, k * 1024 / s, (4 * s + 16 * 1048576) / 1048576
+		echo "$m" | awk -v n="$n" -v s="$size" -v m="$mode" '{
+			printf "%-8s %8.2f %8s %10.1f %10.2f %10.1f %12s\n", n, s / 1048576, m, $1 / 1024, $1 * 1024 / s, (4 * s + 16 * 1048576) / 1048576, ($2 == "-" ? "-" : $2 * 1000)
 		}'
 	done
 done
