@@ -133,9 +133,8 @@ func (v *FileView) Place(ch *Chunk, cursor int, abs string) (*Placement, error) 
 	body := strings.Join(old, "\n")
 
 	// Step 1: seek over all rungs.
-	if cands, pinned := v.seek(ch.Lines, lo, ch.EOF); len(cands) == 1 {
+	if cands, _ := v.seek(ch.Lines, lo, ch.EOF); len(cands) == 1 {
 		v.finishSeek(pl, ch.Lines, cands[0], "", ch.EOF)
-		_ = pinned
 		return pl, nil
 	} else if len(cands) > 1 {
 		return nil, ambiguityError(PhaseSeek, "Expected lines match more than one place", abs, body, oneBased(cands))

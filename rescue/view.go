@@ -81,7 +81,7 @@ func NewFileView(lines []string, exactOnly bool) *FileView {
 // sortByHash sorts hs ascending, permuting idx along, stably.
 func sortByHash(hs []uint64, idx []int32) {
 	n := len(hs)
-	if n < 1024 {
+	if n < 128 {
 		sort.Stable(hashSorter{hs, idx})
 		return
 	}
