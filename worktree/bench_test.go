@@ -5,6 +5,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 )
 
 // benchTree makes a repository with a deep existing directory chain.
@@ -37,11 +38,13 @@ func BenchmarkCheck(b *testing.B) {
 	}
 	b.ReportAllocs()
 	b.ResetTimer()
+	cpu := processCPU()
 	for i := 0; i < b.N; i++ {
 		for _, t := range targets {
 			g.Check(t)
 		}
 	}
+	reportCPU(b, cpu, len(targets))
 	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N*len(targets)), "ns/target")
 }
 
@@ -49,20 +52,34 @@ func BenchmarkCheck(b *testing.B) {
 func BenchmarkNewGuard(b *testing.B) {
 	root, deep := benchTree(b)
 	b.ReportAllocs()
+	b.ResetTimer()
+	cpu := processCPU()
 	for i := 0; i < b.N; i++ {
 		if _, err := NewGuard(deep, root, Options{}); err != nil {
 			b.Fatal(err)
 		}
 	}
+	reportCPU(b, cpu, 1)
 }
 
 // BenchmarkResolve resolves a deep subdirectory of a main checkout.
 func BenchmarkResolve(b *testing.B) {
 	_, deep := benchTree(b)
 	b.ReportAllocs()
+	b.ResetTimer()
+	cpu := processCPU()
 	for i := 0; i < b.N; i++ {
 		if _, err := resolveEnv(deep, noEnv); err != nil {
 			b.Fatal(err)
 		}
+	}
+	reportCPU(b, cpu, 1)
+}
+
+// reportCPU adds the process CPU time per operation (and per item when a
+// loop iteration handles several) since start.
+func reportCPU(b *testing.B, start time.Duration, items int) {
+	if d := processCPU() - start; d > 0 && start > 0 {
+		b.ReportMetric(float64(d.Nanoseconds())/float64(b.N*items), "cpu-ns/item")
 	}
 }
