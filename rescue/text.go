@@ -50,6 +50,9 @@ func parseText(data []byte) (*fileText, error) {
 		return nil, errBinary{}
 	}
 	s := string(data)
+	n := strings.Count(s, "\n") + strings.Count(s, "\r") + 1
+	t.lines = make([]string, 0, n)
+	t.terms = make([]string, 0, n)
 	counts := map[string]int{}
 	var first []string
 	for len(s) > 0 {
@@ -94,7 +97,11 @@ func textFromAdd(lines []string) []byte {
 
 // bytes renders the text.
 func (t *fileText) bytes() []byte {
-	b := bytes.NewBuffer([]byte{}) // never nil: nil means "no file"
+	size := 3
+	for i, l := range t.lines {
+		size += len(l) + len(t.terms[i])
+	}
+	b := bytes.NewBuffer(make([]byte, 0, size)) // never nil: nil means "no file"
 	if t.bom {
 		b.Write(utf8BOM)
 	}
@@ -129,7 +136,12 @@ func (t *fileText) finalNewline() bool {
 // its added lines (authored bytes, dominant EOL). Placements must be sorted
 // and must not overlap.
 func (t *fileText) applyPlacements(pls []*Placement) *fileText {
-	out := &fileText{bom: t.bom, eol: t.eol, noFinal: t.noFinal}
+	size := len(t.lines)
+	for _, pl := range pls {
+		size += len(pl.Lines)
+	}
+	out := &fileText{bom: t.bom, eol: t.eol, noFinal: t.noFinal,
+		lines: make([]string, 0, size), terms: make([]string, 0, size)}
 	pos := 0
 	keep := func(i int) {
 		out.lines = append(out.lines, t.lines[i])
