@@ -89,8 +89,8 @@ func physicalOrAbs(base, p string) string {
 
 // resolveFromEnv handles GIT_DIR (and GIT_WORK_TREE, GIT_COMMON_DIR). As in
 // git, relative values are taken against the current working directory, and
-// without GIT_WORK_TREE the working directory (here: dir) is the top level,
-// unless the git dir's config says core.worktree or core.bare.
+// without GIT_WORK_TREE the working directory is the top level, unless the
+// git dir's config says core.worktree or core.bare.
 func resolveFromEnv(info *Info, gitDirEnv string, getenv func(string) string) {
 	cwd, err := os.Getwd()
 	if err != nil {
@@ -123,7 +123,11 @@ func resolveFromEnv(info *Info, gitDirEnv string, getenv func(string) string) {
 		info.Kind = KindNone
 		return
 	default:
-		info.Worktree = info.Directory
+		// As git does: the working directory is the top level.
+		if wd, err := filepath.EvalSymlinks(cwd); err == nil {
+			cwd = wd
+		}
+		info.Worktree = cwd
 	}
 	info.Kind = kindOf(info, gitDir)
 }

@@ -329,12 +329,33 @@ func TestGitEnvWorkTree(t *testing.T) {
 	if info.Worktree != r.main || info.Kind != KindMain || info.Directory != r.outside {
 		t.Errorf("%+v", info)
 	}
+	// Without GIT_WORK_TREE, git takes the working directory as the top.
+	delete(env, "GIT_WORK_TREE")
+	t.Chdir(r.main)
+	info, err = resolveEnv(filepath.Join(r.main, "deep"), func(k string) string { return env[k] })
+	if err != nil || info.Worktree != r.main || info.Directory != filepath.Join(r.main, "deep") || info.Kind != KindMain {
+		t.Errorf("GIT_DIR alone: %+v %v", info, err)
+	}
+	// A relative GIT_DIR is taken against the working directory, as in a
+	// main checkout's hooks.
+	env["GIT_DIR"] = ".git"
+	info, err = resolveEnv(r.main, func(k string) string { return env[k] })
+	if err != nil || info.GitDir != filepath.Join(r.main, ".git") || info.Worktree != r.main {
+		t.Errorf("relative GIT_DIR: %+v %v", info, err)
+	}
 	env["GIT_COMMON_DIR"] = filepath.Join(r.main, ".git")
 	env["GIT_DIR"] = filepath.Join(r.main, ".git", "worktrees", "wt")
 	env["GIT_WORK_TREE"] = r.wt
 	info, err = resolveEnv(r.wt, func(k string) string { return env[k] })
 	if err != nil || info.Kind != KindLinked || info.CommonDir != filepath.Join(r.main, ".git") {
 		t.Errorf("%+v %v", info, err)
+	}
+	// A bare repository named by GIT_DIR has no worktree.
+	bare := filepath.Join(r.base, "bare.git")
+	git(t, r.base, "init", "-q", "--bare", bare)
+	info, err = resolveEnv(r.outside, func(k string) string { return map[string]string{"GIT_DIR": bare}[k] })
+	if err != nil || info.Kind != KindNone || info.Worktree != "" || info.GitDir != bare {
+		t.Errorf("bare GIT_DIR: %+v %v", info, err)
 	}
 }
 
