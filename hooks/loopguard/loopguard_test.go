@@ -248,3 +248,27 @@ func BenchmarkBeforeAfter(b *testing.B) {
 		}
 	}
 }
+
+// FuzzDecodeState feeds arbitrary bytes as a session file: decoding never
+// panics, and whatever it accepts survives the guard's next update.
+func FuzzDecodeState(f *testing.F) {
+	f.Add([]byte(`{"version":1,"session":"s","updatedAt":"2026-01-01T00:00:00Z","last":{"args":"ab","runs":3,"output":"cd"},"pending":{"c":{"args":"ab","createdAt":"2026-01-01T00:00:00Z"}}}`))
+	f.Add([]byte(`{"version":1,"session":"s","last":{"runs":-1}}`))
+	f.Add([]byte(`{"version":2,"session":"s"}`))
+	f.Add([]byte(`{"version":1,"session":"s","pending":null}`))
+	f.Add([]byte(`{"version":1,"session":"s"`))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		st, ok := decodeState(data, "s")
+		if !ok {
+			return
+		}
+		if st.Pending == nil || st.Last.Runs < 0 {
+			t.Fatalf("accepted an unusable record: %+v", st)
+		}
+		st.prune(time.Now())
+		st.Pending["x"] = Pending{Args: "k", CreatedAt: time.Now()}
+		if _, err := json.Marshal(st); err != nil {
+			t.Fatalf("accepted record does not encode: %v", err)
+		}
+	})
+}
