@@ -85,12 +85,15 @@ func sortByHash(hs []uint64, idx []int32) {
 		sort.Stable(hashSorter{hs, idx})
 		return
 	}
+	// Three 11-bit passes sort by the top 33 bits; runs that share them
+	// (equal keys, or a rare partial collision) are then finished by an
+	// insertion sort on the full hash, which costs nothing for equal keys.
 	const bits = 11
 	const buckets = 1 << bits
 	hs2 := make([]uint64, n)
 	idx2 := make([]int32, n)
 	var count [buckets]int32
-	for shift := uint(0); shift < 64; shift += bits {
+	for pass, shift := 0, uint(64-3*bits); pass < 3; pass, shift = pass+1, shift+bits {
 		clear(count[:])
 		for _, h := range hs {
 			count[(h>>shift)&(buckets-1)]++
@@ -109,8 +112,27 @@ func sortByHash(hs []uint64, idx []int32) {
 		hs, hs2 = hs2, hs
 		idx, idx2 = idx2, idx
 	}
-	// 64/11 rounds up to 6 passes, an even number: the result is back in
-	// the caller's slices.
+	// Three passes leave the result in the scratch slices: copy it back.
+	copy(hs2, hs)
+	copy(idx2, idx)
+	hs, idx = hs2, idx2
+	const top = 64 - 3*bits
+	for start := 0; start < n; {
+		end := start + 1
+		for end < n && hs[end]>>top == hs[start]>>top {
+			end++
+		}
+		for i := start + 1; i < end; i++ {
+			h, x := hs[i], idx[i]
+			j := i
+			for j > start && hs[j-1] > h {
+				hs[j], idx[j] = hs[j-1], idx[j-1]
+				j--
+			}
+			hs[j], idx[j] = h, x
+		}
+		start = end
+	}
 }
 
 type hashSorter struct {
