@@ -136,9 +136,15 @@ func Parse(text []byte) (*Patch, error) {
 		changed = false
 		first, last := TrimJS(lines[lo].text), TrimJS(lines[hi].text)
 		switch {
-		case (strings.HasPrefix(first, "```") || strings.HasPrefix(first, "~~~")) && (last == "```" || last == "~~~") && last == first[:3]:
+		case strings.HasPrefix(first, "```") || strings.HasPrefix(first, "~~~"):
 			p.Repairs = append(p.Repairs, Repair{Kind: RepairCodeFence, Line: lines[lo].num})
-			lo, hi, changed = lo+1, hi-1, true
+			lo, changed = lo+1, true
+			if last == first[:3] {
+				hi--
+			}
+		case last == "```" || last == "~~~":
+			p.Repairs = append(p.Repairs, Repair{Kind: RepairCodeFence, Line: lines[hi].num})
+			hi, changed = hi-1, true
 		case heredocOpen.MatchString(first):
 			delim := heredocOpen.FindStringSubmatch(first)[1]
 			if last == delim {

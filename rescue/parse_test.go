@@ -50,6 +50,8 @@ func TestParseShapes(t *testing.T) {
 		{"no-space-header", wrap("*** Add File:e.txt\n+a\n"), []string{"add e.txt -> ", "+a"}, nil},
 		{"heredoc-apply-patch-fence", "```bash\napply_patch <<'EOF'\n" + wrap("*** Delete File: x\n") + "EOF\n```\n", []string{"delete x -> "},
 			[]Repair{{RepairCodeFence, 1}, {RepairApplyPatchPrefix, 2}}},
+		{"lone-closing-fence", wrap("*** Delete File: x\n") + "```\n", []string{"delete x -> "}, []Repair{{RepairCodeFence, 4}}},
+		{"lone-opening-fence", "```diff\n" + wrap("*** Delete File: x\n"), []string{"delete x -> "}, []Repair{{RepairCodeFence, 1}}},
 		{"crlf", strings.ReplaceAll(wrap("*** Delete File: x\n"), "\n", "\r\n"), []string{"delete x -> "}, []Repair{{RepairPatchEOL, 1}}},
 		{"padded-move", wrap("*** Update File: a\n  *** Move to: b\n@@\n-x\n"), []string{"update a -> b", "@@", "-x"}, []Repair{{RepairPaddedHeader, 3}}},
 	}
