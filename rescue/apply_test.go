@@ -3,6 +3,7 @@ package rescue
 import (
 	"os"
 	"path/filepath"
+	"strings"
 	"syscall"
 	"testing"
 
@@ -192,5 +193,49 @@ func TestDryRunDiff(t *testing.T) {
 	}
 	if got, _ := e.read("a.txt"); got != "1\n2\n3\n4\n5\n6\n7\n8\n9\n" {
 		t.Errorf("dry run wrote")
+	}
+}
+
+// Above 8 MiB only the exact rung runs (DECISIONS rescue 6).
+func TestSizeCapExactOnly(t *testing.T) {
+	big := strings.Repeat("filler line\n", (MaxRescueSize/12)+10) + "target  \n"
+	e := newEnv(t, map[string]string{"big.txt": big})
+	if _, err := e.process(wrap("*** Update File: big.txt\n@@\n-target\n+done\n"), false); kindOf(err) != slimerr.Verification {
+		t.Fatalf("tolerant match above the cap: %v", err)
+	}
+	if _, err := e.process(wrap("*** Update File: big.txt\n@@\n-target  \n+done\n"), true); err != nil {
+		t.Fatalf("exact match above the cap: %v", err)
+	}
+	if got, _ := e.read("big.txt"); !strings.HasSuffix(got, "filler line\ndone\n") {
+		t.Errorf("not applied")
+	}
+}
+
+// Only regular files are patched: a FIFO is refused without being opened
+// (ERRATA 12).
+func TestNonRegularRefused(t *testing.T) {
+	e := newEnv(t, nil)
+	if err := syscall.Mkfifo(filepath.Join(e.dir, "pipe"), 0o644); err != nil {
+		t.Skip(err)
+	}
+	for _, patch := range []string{"*** Update File: pipe\n@@\n-x\n+y\n", "*** Delete File: pipe\n", "*** Add File: pipe\n+x\n"} {
+		_, err := e.process(wrap(patch), true)
+		if kindOf(err) != slimerr.Verification {
+			t.Errorf("%q: %v, want verification", patch, err)
+		}
+	}
+}
+
+// A directory slim cannot read is an internal error (G15), never a write.
+func TestUnreadableIsInternal(t *testing.T) {
+	if os.Geteuid() == 0 {
+		t.Skip("permissions do not apply to root")
+	}
+	e := newEnv(t, map[string]string{"locked/f.txt": "x\n"})
+	os.Chmod(filepath.Join(e.dir, "locked"), 0)
+	defer os.Chmod(filepath.Join(e.dir, "locked"), 0o755)
+	_, err := e.process(wrap("*** Update File: locked/f.txt\n@@\n-x\n+y\n"), true)
+	if k := kindOf(err); k != slimerr.Internal && k != slimerr.Blocked {
+		t.Errorf("got %v", err)
 	}
 }
