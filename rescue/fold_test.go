@@ -182,22 +182,34 @@ func TestViewHashCollision(t *testing.T) {
 	}
 }
 
-// TestSortByHash checks the radix path against the comparison sort.
+// TestSortByHash checks both paths (comparison sort below 128 lines, radix
+// above): the result is sorted, stable for equal hashes, and a permutation
+// that keeps each line with its own hash.
 func TestSortByHash(t *testing.T) {
-	n := 5000
-	hs := make([]uint64, n)
-	idx := make([]int32, n)
-	for i := range hs {
-		hs[i] = uint64(i*2654435761) ^ uint64(i%7)<<60
-		if i%10 == 0 {
-			hs[i] = 42 // duplicates keep their order
+	for _, n := range []int{50, 5000} {
+		hs := make([]uint64, n)
+		idx := make([]int32, n)
+		for i := range hs {
+			hs[i] = uint64(i*2654435761) ^ uint64(i%7)<<60
+			switch {
+			case i%10 == 0:
+				hs[i] = 42 // duplicates keep their order
+			case i%10 == 1:
+				hs[i] = 1<<40 | uint64(i%3) // same top bits, different low bits
+			}
+			idx[i] = int32(i)
 		}
-		idx[i] = int32(i)
-	}
-	sortByHash(hs, idx)
-	for i := 1; i < n; i++ {
-		if hs[i-1] > hs[i] || (hs[i-1] == hs[i] && idx[i-1] > idx[i]) {
-			t.Fatalf("not sorted stably at %d", i)
+		orig := append([]uint64(nil), hs...)
+		hs, idx = sortByHash(hs, idx)
+		seen := make([]bool, n)
+		for k := 0; k < n; k++ {
+			if hs[k] != orig[idx[k]] || seen[idx[k]] {
+				t.Fatalf("n=%d: position %d holds line %d with hash %x", n, k, idx[k], hs[k])
+			}
+			seen[idx[k]] = true
+			if k > 0 && (hs[k-1] > hs[k] || (hs[k-1] == hs[k] && idx[k-1] > idx[k])) {
+				t.Fatalf("n=%d: not sorted stably at %d", n, k)
+			}
 		}
 	}
 }

@@ -64,7 +64,7 @@ func NewFileView(lines []string, exactOnly bool) *FileView {
 	for i := range v.pos {
 		v.pos[i] = int32(i)
 	}
-	sortByHash(hs, v.pos)
+	hs, v.pos = sortByHash(hs, v.pos)
 	// Equal hashes in a row form one id; radix sorting is stable, so each
 	// id's positions are already increasing.
 	for k, p := range v.pos {
@@ -78,12 +78,13 @@ func NewFileView(lines []string, exactOnly bool) *FileView {
 	return v
 }
 
-// sortByHash sorts hs ascending, permuting idx along, stably.
-func sortByHash(hs []uint64, idx []int32) {
+// sortByHash sorts hs ascending, permuting idx along, stably. The result
+// may be in new slices (the radix passes end in their scratch space).
+func sortByHash(hs []uint64, idx []int32) ([]uint64, []int32) {
 	n := len(hs)
 	if n < 128 {
 		sort.Stable(hashSorter{hs, idx})
-		return
+		return hs, idx
 	}
 	// Three 11-bit passes sort by the top 33 bits; runs that share them
 	// (equal keys, or a rare partial collision) are then finished by an
@@ -112,10 +113,6 @@ func sortByHash(hs []uint64, idx []int32) {
 		hs, hs2 = hs2, hs
 		idx, idx2 = idx2, idx
 	}
-	// Three passes leave the result in the scratch slices: copy it back.
-	copy(hs2, hs)
-	copy(idx2, idx)
-	hs, idx = hs2, idx2
 	const top = 64 - 3*bits
 	for start := 0; start < n; {
 		end := start + 1
@@ -133,6 +130,7 @@ func sortByHash(hs []uint64, idx []int32) {
 		}
 		start = end
 	}
+	return hs, idx
 }
 
 type hashSorter struct {
