@@ -316,6 +316,12 @@ func specCases() []specCase {
 		{name: "fifo-not-regular", files: map[string]string{"d/x": "x\n"}, patch: "*** Update File: d\n@@\n-x\n+y\n", errKind: X, errSub: "Failed to read file to update: <root>/d"},
 		{name: "add-empty", patch: "*** Add File: empty.txt\n*** Add File: one.txt\n+a\n+\n", decision: DecisionUnchanged, want: map[string]string{"empty.txt": "", "one.txt": "a\n"}},
 		{name: "add-blank-lines", patch: "*** Add File: two.txt\n+a\n+\n+\n*** Add File: x.txt\n+x\n*** Update File: x.txt\n@@\n x\n+\n+\n*** End of File\n", decision: DecisionRewrite, want: map[string]string{"two.txt": "a\n\n", "x.txt": "x\n\n\n"}},
+		{name: "I12-variant", files: map[string]string{"a.txt": "top\nprefix\n  old\nsuffix\nbottom\n"}, patch: "*** Update File: a.txt\n@@\n prefix\n-old\n+new\n suffix\n*** End of File\n", decision: DecisionRewrite, outSub: []string{"+new\n suffix\n*** End Patch"}, want: map[string]string{"a.txt": "top\nprefix\nnew\nsuffix\nbottom\n"}},
+		{name: "I13", files: map[string]string{"a.txt": "alpha\nbeta"}, patch: "*** Update File: a.txt\n@@\n-beta\n+omega\n*** End of File\n", rewriteErr: "does not end with a newline", want: map[string]string{"a.txt": "alpha\nomega"}},
+		{name: "I14-spec", files: map[string]string{"a.txt": "x\ny\nx\n"}, patch: "*** Update File: a.txt\n@@\n-x\n+X\n*** End of File\n", want: map[string]string{"a.txt": "x\ny\nX\n"}},
+		{name: "I15", files: map[string]string{"a.txt": "x\ny\n"}, patch: "*** Update File: a.txt\n@@\n-x\n+X\n*** End of File\n", decision: DecisionRewrite, outSub: []string{"-x\n+X\n*** End Patch"}, want: map[string]string{"a.txt": "X\ny\n"}},
+		{name: "I16", files: map[string]string{"a.txt": "alpha\n\n"}, patch: "*** Update File: a.txt\n@@\n-alpha\n+omega\n \n", rewriteErr: "blank line", want: map[string]string{"a.txt": "omega\n\n"}},
+		{name: "I17-spec", files: map[string]string{"a.txt": "alpha\n"}, patch: "*** Update File: a.txt\n@@\n-alpha\n-\n+omega\n+\n", decision: DecisionRewrite, want: map[string]string{"a.txt": "omega\n"}},
 		// 3H. Fail modes.
 		{name: "K03", files: map[string]string{"a.txt": "present\n"}, patch: "*** Update File: a.txt\n@@\n-missing\n+x\n", errKind: X, errSub: "apply_patch verification failed: Failed to find expected lines"},
 		{name: "K08", files: abc, patch: upd, decision: DecisionUnchanged, want: aBc},
