@@ -600,3 +600,34 @@ const lcsLookAlike = "case A:\n\tsa, err := parseA(b)\n\tif err != nil {\n\t\tre
 // lcsLookAlikeBody was written against case A before its last line was
 // rewritten; case B looks like it.
 var lcsLookAlikeBody = []string{" \t\treturn nil, err", " \t}", " \tsas[i] = sa", "-\tb = b[align:]", "+\tx := 1", " case B:", " \tsa, err := parseB(b)", " \tif err != nil {"}
+
+// TestPrefixSuffixPairBudget: when the pair budget runs out after one
+// accepted region, that region is not known to be unique, so the rescue is
+// refused rather than applied. (Here the adjacent "L", "R" pairs are also
+// refused places framed by the anchors, which alone would refuse it.)
+func TestPrefixSuffixPairBudget(t *testing.T) {
+	lines := []string{"L", "  x", "R"}
+	for i := 0; i < 3000; i++ {
+		lines = append(lines, "L", "R")
+	}
+	v := NewFileView(lines, false)
+	c := chunk(nil, false, " L", "-x", "+y", " R")
+	cands, complete, _ := v.prefixSuffix(c.Lines, 0)
+	if complete || len(cands) != 1 || cands[0].start != 0 {
+		t.Fatalf("cands %+v complete %v", cands, complete)
+	}
+	_, err := v.Place(c, 0, testAbs)
+	if err == nil {
+		t.Fatal("placed although uniqueness was not established")
+	}
+	_, me := asVerification(t, err)
+	if me.Phase != PhasePrefixSuffix || len(me.Candidates) == 0 || me.Candidates[0] != 1 {
+		t.Fatalf("phase %s candidates %v", me.Phase, me.Candidates)
+	}
+	// With the look-alike pairs out of reach of the window, it applies.
+	v2 := NewFileView(lines[:3], false)
+	pl, err := v2.Place(c, 0, testAbs)
+	if err != nil || pl.Strategy != StrategyPrefixSuffix {
+		t.Fatalf("placement %+v err %v", pl, err)
+	}
+}
