@@ -1,0 +1,7 @@
+//go:build !unix
+
+package rescue
+
+import "os"
+
+func currentUmask() os.FileMode { return 0 }
