@@ -31,4 +31,3 @@ func TestNonRegularRefused(t *testing.T) {
 		}
 	}
 }
-
