@@ -221,3 +221,31 @@ func TestUnreadableIsInternal(t *testing.T) {
 		t.Errorf("got %v", err)
 	}
 }
+
+// Two hard links are one file: updates through both merge into one hunk
+// under the first spelling (ERRATA 26).
+func TestHardLinksAreOneFile(t *testing.T) {
+	e := newEnv(t, map[string]string{"a.txt": "1\n2\n3\n"})
+	if err := os.Link(filepath.Join(e.dir, "a.txt"), filepath.Join(e.dir, "b.txt")); err != nil {
+		t.Skip(err)
+	}
+	patch := wrap("*** Update File: a.txt\n@@\n-1\n+one\n*** Update File: b.txt\n@@\n-3\n+three\n")
+	res, err := e.process(patch, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if strings.Contains(*res.PatchText, "b.txt") || !hasRepair(res.Repairs, RepairSamePathMerged) {
+		t.Errorf("not merged:\n%s", *res.PatchText)
+	}
+	if _, err := e.process(patch, true); err != nil {
+		t.Fatal(err)
+	}
+	// Apply replaces the name it patched with a new file (an atomic rename);
+	// the other link keeps the old bytes.
+	if got, _ := e.read("a.txt"); got != "one\n2\nthree\n" {
+		t.Errorf("a.txt = %q", got)
+	}
+	if got, _ := e.read("b.txt"); got != "1\n2\n3\n" {
+		t.Errorf("b.txt = %q", got)
+	}
+}
