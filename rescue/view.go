@@ -17,8 +17,8 @@ import (
 //
 // The index is built without a hash map: every key is hashed (64 bits), the
 // (hash, line) pairs are radix-sorted, and equal hashes form one id. The
-// sort streams through memory, so building costs about the same per line
-// for a thousand lines as for a million. Pattern lines are looked up by
+// sort is linear and streams through memory, and the index holds no
+// pointers for the garbage collector to scan. Pattern lines are looked up by
 // binary search over the sorted hashes and then compared with the id's key
 // itself, and every hit is checked against the file line's key, so a hash
 // collision can never produce a match.
