@@ -80,6 +80,13 @@ func runSpecCase(t *testing.T, c specCase) {
 		if !res.NativeCheck.OK {
 			t.Errorf("native check not ok")
 		}
+		// Idempotence: the patch slim hands on needs nothing more.
+		if res.Decision == DecisionRewrite {
+			again, err := e.process(*res.PatchText, false)
+			if err != nil || again.Decision != DecisionUnchanged {
+				t.Errorf("handed-on patch is not final: %v %v %v\n%s", err, again.Decision, again.Repairs, *res.PatchText)
+			}
+		}
 		// Independent check: the host model on the handed-on patch, reading
 		// the real files, gives the expected files.
 		if c.want != nil {
