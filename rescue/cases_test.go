@@ -329,6 +329,7 @@ func specCases() []specCase {
 		{name: "I15", files: map[string]string{"a.txt": "x\ny\n"}, patch: "*** Update File: a.txt\n@@\n-x\n+X\n*** End of File\n", decision: DecisionRewrite, outSub: []string{"-x\n+X\n*** End Patch"}, want: map[string]string{"a.txt": "X\ny\n"}},
 		{name: "I16", files: map[string]string{"a.txt": "alpha\n\n"}, patch: "*** Update File: a.txt\n@@\n-alpha\n+omega\n \n", rewriteErr: "blank line", want: map[string]string{"a.txt": "omega\n\n"}},
 		{name: "I17-spec", files: map[string]string{"a.txt": "alpha\n"}, patch: "*** Update File: a.txt\n@@\n-alpha\n-\n+omega\n+\n", decision: DecisionRewrite, want: map[string]string{"a.txt": "omega\n"}},
+		{name: "nested-rewritten", files: map[string]string{"a.py": "class A:\n    def f():\n        old  \n"}, patch: "*** Update File: a.py\n@@ class A:\n@@     def f():\n-        old\n+        new\n", decision: DecisionRewrite, repairs: []string{RepairNestedContext}, outSub: []string{"@@ class A:\n@@     def f():\n-        old  \n+        new\n"}, want: map[string]string{"a.py": "class A:\n    def f():\n        new\n"}},
 		// 3H. Fail modes.
 		{name: "K03", files: map[string]string{"a.txt": "present\n"}, patch: "*** Update File: a.txt\n@@\n-missing\n+x\n", errKind: X, errSub: "apply_patch verification failed: Failed to find expected lines"},
 		{name: "K08", files: abc, patch: upd, decision: DecisionUnchanged, want: aBc},

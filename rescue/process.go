@@ -141,6 +141,15 @@ func Process(patch []byte, opts Options) (*Result, error) {
 	if hostEOL {
 		res.Repairs = append(res.Repairs, Repair{Kind: RepairHostEOL})
 	}
+	// Stacked @@ lines were read as nested narrowing; say so when the patch
+	// is rewritten anyway (on their own they never force a rewrite).
+	for _, h := range p.Hunks {
+		for _, c := range h.Chunks {
+			if len(c.Contexts) > 1 {
+				res.Repairs = append(res.Repairs, Repair{Kind: RepairNestedContext, Line: c.Contexts[1].Line})
+			}
+		}
+	}
 	res.Decision, res.Changed = DecisionRewrite, true
 	res.PatchText = text
 	return res, nil
