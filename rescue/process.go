@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"io/fs"
 	"os"
-	"strings"
 	"syscall"
 
 	"github.com/slimgate/slim/internal/slimerr"
@@ -427,8 +426,6 @@ func firstDiff(want, have []byte) string {
 	return fmt.Sprintf(" (first difference at line %d)", line)
 }
 
-// modeOf is the permission bits a new file gets: 0666 less the umask,
-// which the open call applies.
+// newFileMode is the mode new files are opened with; the umask applies.
 const newFileMode fs.FileMode = 0o666
 
-var _ = strings.TrimSpace
