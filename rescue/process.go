@@ -428,4 +428,3 @@ func firstDiff(want, have []byte) string {
 
 // newFileMode is the mode new files are opened with; the umask applies.
 const newFileMode fs.FileMode = 0o666
-
