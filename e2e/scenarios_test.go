@@ -76,10 +76,13 @@ func TestStalePatchRescued(t *testing.T) {
 	config := "[server]\nhost = \"localhost\"   \nport = 8080\ndebug = false\n\n[client]\nretries = 3\t\n"
 	plain := "first\nsecond\n"
 	p := newProject(t, withSlim, map[string]string{"greet.py": quotes, "config.ini": config, "plain.txt": plain})
+	// One turn with three parallel calls, as models often send them.
 	r := p.run(
-		fp.Calls(patch(update("plain.txt", "@@", " first", "-second", "+second, edited", "+third"))),
-		fp.Calls(patch(update("greet.py", "@@", " def greet(name):", `     banner = "Welcome!"`, "-    return banner + name", `+    return banner + ", " + name`))),
-		fp.Calls(patch(update("config.ini", "@@", " [server]", ` host = "localhost"`, "-port = 8080", "+port = 9090", " debug = false"))),
+		fp.Calls(
+			patch(update("plain.txt", "@@", " first", "-second", "+second, edited", "+third")),
+			patch(update("greet.py", "@@", " def greet(name):", `     banner = "Welcome!"`, "-    return banner + name", `+    return banner + ", " + name`)),
+			patch(update("config.ini", "@@", " [server]", ` host = "localhost"`, "-port = 8080", "+port = 9090", " debug = false")),
+		),
 		fp.Text("done"),
 	)
 	t.Run("plain patch passes", func(t *testing.T) {
@@ -87,11 +90,11 @@ func TestStalePatchRescued(t *testing.T) {
 		wantFile(t, p, "plain.txt", "first\nsecond, edited\nthird\n")
 	})
 	t.Run("curly quotes on a context line", func(t *testing.T) {
-		wantPrefix(t, "greet.py result", r.result(t, 1, 0), patchSuccess)
+		wantPrefix(t, "greet.py result", r.result(t, 0, 1), patchSuccess)
 		wantFile(t, p, "greet.py", replaceOnce(t, quotes, "    return banner + name\n", "    return banner + \", \" + name\n"))
 	})
 	t.Run("trailing spaces on a context line", func(t *testing.T) {
-		wantPrefix(t, "config.ini result", r.result(t, 2, 0), patchSuccess)
+		wantPrefix(t, "config.ini result", r.result(t, 0, 2), patchSuccess)
 		wantFile(t, p, "config.ini", replaceOnce(t, config, "port = 8080\n", "port = 9090\n"))
 	})
 }
@@ -107,9 +110,11 @@ func TestPatchLineEndsAndBOM(t *testing.T) {
 	bom := "\ufefffirst\nsecond\nthird\n"
 	p := newProject(t, withSlim, map[string]string{"crlf.txt": crlf, "nofinal.txt": noFinal, "bom.txt": bom})
 	r := p.run(
-		fp.Calls(patch(update("crlf.txt", "@@", " alpha", "-beta", "+BETA", " gamma"))),
-		fp.Calls(patch(update("bom.txt", "@@", " first", "-second", "+SECOND", " third"))),
-		fp.Calls(patch(update("nofinal.txt", "@@", " one", "-two", "+TWO", " three"))),
+		fp.Calls(
+			patch(update("crlf.txt", "@@", " alpha", "-beta", "+BETA", " gamma")),
+			patch(update("bom.txt", "@@", " first", "-second", "+SECOND", " third")),
+			patch(update("nofinal.txt", "@@", " one", "-two", "+TWO", " three")),
+		),
 		fp.Text("done"),
 	)
 	t.Run("CRLF file keeps CRLF", func(t *testing.T) {
@@ -117,11 +122,11 @@ func TestPatchLineEndsAndBOM(t *testing.T) {
 		wantFile(t, p, "crlf.txt", "alpha\r\nBETA\r\ngamma\r\ndelta\r\n")
 	})
 	t.Run("BOM file keeps its BOM", func(t *testing.T) {
-		wantPrefix(t, "bom.txt result", r.result(t, 1, 0), patchSuccess)
+		wantPrefix(t, "bom.txt result", r.result(t, 0, 1), patchSuccess)
 		wantFile(t, p, "bom.txt", "\ufefffirst\nSECOND\nthird\n")
 	})
 	t.Run("no final newline cannot be kept by the host, so slim refuses", func(t *testing.T) {
-		wantPrefix(t, "nofinal.txt result", r.result(t, 2, 0), cannotExpress)
+		wantPrefix(t, "nofinal.txt result", r.result(t, 0, 2), cannotExpress)
 		wantFile(t, p, "nofinal.txt", noFinal)
 	})
 }
@@ -134,9 +139,11 @@ func TestOutsidePatchBlocked(t *testing.T) {
 	victim := filepath.Join(p.outside, "victim.txt")
 	mustWrite(t, victim, "do not touch\n")
 	r := p.run(
-		fp.Calls(patch("*** Begin Patch\n*** Add File: ../outside/escape.txt\n+escaped\n*** End Patch")),
-		fp.Calls(patch(update(victim, "@@", "-do not touch", "+touched"))),
-		fp.Calls(patch("*** Begin Patch\n*** Add File: new-inside.txt\n+fine\n*** Update File: inside.txt\n@@\n-inside\n+changed\n*** Add File: ../outside/escape2.txt\n+escaped\n*** End Patch")),
+		fp.Calls(
+			patch("*** Begin Patch\n*** Add File: ../outside/escape.txt\n+escaped\n*** End Patch"),
+			patch(update(victim, "@@", "-do not touch", "+touched")),
+			patch("*** Begin Patch\n*** Add File: new-inside.txt\n+fine\n*** Update File: inside.txt\n@@\n-inside\n+changed\n*** Add File: ../outside/escape2.txt\n+escaped\n*** End Patch"),
+		),
 		fp.Text("done"),
 	)
 	t.Run("relative escape", func(t *testing.T) {
@@ -144,13 +151,13 @@ func TestOutsidePatchBlocked(t *testing.T) {
 		wantAbsent(t, filepath.Join(p.outside, "escape.txt"))
 	})
 	t.Run("absolute outside path", func(t *testing.T) {
-		wantPrefix(t, "absolute Update File result", r.result(t, 1, 0), blockedPrefix)
+		wantPrefix(t, "absolute Update File result", r.result(t, 0, 1), blockedPrefix)
 		if b, err := os.ReadFile(victim); err != nil || string(b) != "do not touch\n" {
 			t.Errorf("outside file changed: %q, %v", b, err)
 		}
 	})
 	t.Run("one outside target blocks the whole patch", func(t *testing.T) {
-		wantPrefix(t, "mixed patch result", r.result(t, 2, 0), blockedPrefix)
+		wantPrefix(t, "mixed patch result", r.result(t, 0, 2), blockedPrefix)
 		wantAbsent(t, filepath.Join(p.outside, "escape2.txt"))
 		wantAbsent(t, p.path("new-inside.txt"))
 		wantFile(t, p, "inside.txt", "inside\n")
@@ -192,24 +199,27 @@ func TestSearchMissingPath(t *testing.T) {
 	t.Parallel()
 	p := newProject(t, withSlim, map[string]string{"notes.txt": "needle here\n", "src/main.go": "package main\n"})
 	r := p.run(
-		fp.Calls(fp.Call("grep", map[string]string{"pattern": "needle", "path": p.path("no-such-dir")})),
-		fp.Calls(fp.Call("glob", map[string]string{"pattern": "*.go", "path": p.path("missing/src")})),
-		fp.Calls(fp.Call("grep", map[string]string{"pattern": "needle", "path": p.path("notes.txt/sub")})),
-		fp.Calls(fp.Call("grep", map[string]string{"pattern": "needle", "path": p.dir})),
+		fp.Calls(
+			fp.Call("grep", map[string]string{"pattern": "needle", "path": p.path("no-such-dir")}),
+			fp.Call("glob", map[string]string{"pattern": "*.go", "path": p.path("missing/src")}),
+			fp.Call("grep", map[string]string{"pattern": "needle", "path": p.path("notes.txt/sub")}),
+			fp.Call("grep", map[string]string{"pattern": "needle", "path": p.dir}),
+		),
 		fp.Text("done"),
 	)
 	wantPrefix(t, "grep on a missing dir", r.result(t, 0, 0), missingPath)
-	wantPrefix(t, "glob on a missing dir", r.result(t, 1, 0), missingPath)
-	wantPrefix(t, "grep below a file", r.result(t, 2, 0), invalidPath)
-	if got := r.result(t, 3, 0); !strings.Contains(got, "needle here") {
+	wantPrefix(t, "glob on a missing dir", r.result(t, 0, 1), missingPath)
+	wantPrefix(t, "grep below a file", r.result(t, 0, 2), invalidPath)
+	if got := r.result(t, 0, 3); !strings.Contains(got, "needle here") {
 		t.Errorf("grep on the project must run and find the needle, got %q", clip(got, 400))
 	}
 }
 
 // Without slim (scenario e) every call reaches the host unchanged: with no
 // plugin at all, and with the plugin installed but no slim binary to run.
-// The same script that slim stops elsewhere here writes outside the project,
-// lets the host report the missing search path itself, and repeats reads.
+// The calls slim stops elsewhere here go through: the patch writes outside
+// the project, the host reports the missing search path itself, and six
+// identical reads (sent in one turn) all return the file.
 func TestSlimAbsentEverythingPasses(t *testing.T) {
 	t.Parallel()
 	for _, mode := range []pluginMode{noPlugin, slimMissing} {
@@ -218,31 +228,33 @@ func TestSlimAbsentEverythingPasses(t *testing.T) {
 			p := newProject(t, mode, map[string]string{"plain.txt": "first\nsecond\n", "notes.txt": "remember the milk\n"})
 			same := readCall(p.path("notes.txt"))
 			r := p.run(
-				fp.Calls(patch(update("plain.txt", "@@", " first", "-second", "+second, edited"))),
-				fp.Calls(patch("*** Begin Patch\n*** Add File: ../outside/escape.txt\n+escaped\n*** End Patch")),
-				fp.Calls(fp.Call("grep", map[string]string{"pattern": "milk", "path": p.path("no-such-dir")})),
-				fp.Calls(fp.Call("grep", map[string]string{"pattern": "milk", "path": p.dir})),
-				fp.Calls(same), fp.Calls(same), fp.Calls(same), fp.Calls(same), fp.Calls(same), fp.Calls(same),
+				fp.Calls(
+					patch(update("plain.txt", "@@", " first", "-second", "+second, edited")),
+					patch("*** Begin Patch\n*** Add File: ../outside/escape.txt\n+escaped\n*** End Patch"),
+					fp.Call("grep", map[string]string{"pattern": "milk", "path": p.path("no-such-dir")}),
+					fp.Call("grep", map[string]string{"pattern": "milk", "path": p.dir}),
+				),
+				fp.Calls(same, same, same, same, same, same),
 				fp.Text("done"),
 			)
 			wantPrefix(t, "plain patch", r.result(t, 0, 0), patchSuccess)
 			wantFile(t, p, "plain.txt", "first\nsecond, edited\n")
 
-			wantPrefix(t, "outside patch", r.result(t, 1, 0), patchSuccess)
+			wantPrefix(t, "outside patch", r.result(t, 0, 1), patchSuccess)
 			if b, err := os.ReadFile(filepath.Join(p.outside, "escape.txt")); err != nil || string(b) != "escaped\n" {
 				t.Errorf("without slim the host writes outside the project: got %q, %v", b, err)
 			}
 
-			if got := r.result(t, 2, 0); strings.HasPrefix(got, missingPath) || strings.HasPrefix(got, invalidPath) {
+			if got := r.result(t, 0, 2); strings.HasPrefix(got, missingPath) || strings.HasPrefix(got, invalidPath) {
 				t.Errorf("missing search path: the host's own answer was expected, got slim's %q", clip(got, 300))
 			}
-			if got := r.result(t, 3, 0); !strings.Contains(got, "remember the milk") {
+			if got := r.result(t, 0, 3); !strings.Contains(got, "remember the milk") {
 				t.Errorf("grep on the project: want the match, got %q", clip(got, 300))
 			}
-			for i := 4; i < 10; i++ {
-				got := r.result(t, i, 0)
+			for i := 0; i < 6; i++ {
+				got := r.result(t, 1, i)
 				if !strings.Contains(got, "remember the milk") || strings.Contains(got, loopMarker) || strings.HasPrefix(got, "Refusing") {
-					t.Errorf("identical read %d: want plain file text, got %q", i-3, clip(got, 300))
+					t.Errorf("identical read %d: want plain file text, got %q", i+1, clip(got, 300))
 				}
 			}
 			if mode == slimMissing && !strings.Contains(p.pluginLog(), notFoundWarning) {
