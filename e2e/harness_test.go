@@ -442,7 +442,11 @@ func (p *project) run(script ...fakeprovider.Turn) *hostRun {
 	mustWrite(t, filepath.Join(r.dir, "stdout.jsonl"), r.stdout)
 	mustWrite(t, filepath.Join(r.dir, "stderr.log"), r.stderr)
 	r.tools = parseToolEvents(r.stdout)
-	t.Logf("opencode run (%s): %.1fs, %d requests, exit %v", p.mode, r.elapsed.Seconds(), len(srv.Requests()), r.exitErr)
+	var cpu time.Duration
+	if ps := cmd.ProcessState; ps != nil {
+		cpu = ps.UserTime() + ps.SystemTime()
+	}
+	t.Logf("opencode run (%s): %.1fs wall, %.1fs CPU, %d requests, exit %v", p.mode, r.elapsed.Seconds(), cpu.Seconds(), len(srv.Requests()), r.exitErr)
 	t.Cleanup(func() {
 		if t.Failed() {
 			t.Log(p.diagnostics(r))
