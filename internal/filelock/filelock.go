@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"runtime"
 	"time"
 
 	"github.com/gofrs/flock"
@@ -73,8 +74,12 @@ func (l *Lock) Unlock() error {
 
 // RemoveAndUnlock deletes the lock file while still holding the lock, then
 // releases it. Peers that were waiting on the old file notice the change in
-// Acquire and lock the new file instead.
+// Acquire and lock the new file instead. On Windows an open file cannot be
+// deleted, so the (empty) lock file stays and is only unlocked.
 func (l *Lock) RemoveAndUnlock() error {
+	if runtime.GOOS == "windows" {
+		return l.Unlock()
+	}
 	rerr := os.Remove(l.f.Path())
 	if errors.Is(rerr, os.ErrNotExist) {
 		rerr = nil
