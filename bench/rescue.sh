@@ -19,14 +19,15 @@ go test -tags urfave_cli_no_docs -run '^$' -bench "${BENCH:-BenchmarkProcess}" \
 	-count "${COUNT:-5}" -benchmem ./rescue/ >"$out/bench.txt"
 grep -E '^(goos|goarch|cpu):' "$out/bench.txt" || true
 
-# "name ns/op alloc/filesize" per result line, GOMAXPROCS suffix removed.
+# "name ns/op alloc/filesize cpu-ms/op" per result line, GOMAXPROCS suffix removed.
 awk '/^BenchmarkProcess\// {
-	name = $1; sub(/-[0-9]+$/, "", name); ns = ""; af = ""
+	name = $1; sub(/-[0-9]+$/, "", name); ns = "-"; af = "-"; cpu = "-"
 	for (i = 2; i <= NF; i++) {
 		if ($i == "ns/op") ns = $(i-1)
 		if ($i == "alloc/filesize") af = $(i-1)
+		if ($i == "cpu-ms/op") cpu = $(i-1)
 	}
-	print name, ns, af
+	print name, ns, af, cpu
 }' "$out/bench.txt" >"$out/rows.txt"
 
 median() { # file column -> "name median" per name
@@ -38,24 +39,31 @@ median() { # file column -> "name median" per name
 }
 median "$out/rows.txt" 2 >"$out/ns.txt"
 median "$out/rows.txt" 3 >"$out/af.txt"
+median "$out/rows.txt" 4 >"$out/cpu.txt"
 
-printf '\n%-8s %-6s %6s %10s %10s %10s %9s %10s %14s\n' mode drift chunks "1k ms" "10k ms" "100k ms" "10k/1k" "100k/10k" "alloc/size@100k"
-awk 'NR == FNR { af[$1] = $2; next }
+# Wall time (ns/op) and process CPU time (cpu-ms/op, user + system, which
+# a busy machine inflates less), medians in ms; ratios of 10x larger files.
+echo
+echo "medians in ms; wall = ns/op, cpu = process user+sys per op; alloc/size = bytes allocated per op / file size"
+printf '%-7s %-5s %6s | %8s %8s %8s %6s %6s | %8s %8s %8s %6s %6s | %10s\n' mode drift chunks \
+	"wall 1k" "10k" "100k" "x10" "x10" "cpu 1k" "10k" "100k" "x10" "x10" "alloc/size"
+awk 'FILENAME ~ /af.txt$/ { af[$1] = $2; next }
+FILENAME ~ /cpu.txt$/ { cpu[$1] = $2; next }
 {
 	split($1, p, "/"); mode = p[2]; dr = p[3]; ch = p[4]; ln = p[5]
 	sub(/mode=/, "", mode); sub(/drift=/, "", dr); sub(/chunks=/, "", ch); sub(/lines=/, "", ln)
-	key = mode " " dr " " ch; keys[key] = 1; t[key, ln] = $2
+	key = mode " " dr " " ch; keys[key] = 1; t[key, ln] = $2 / 1e6; c[key, ln] = cpu[$1]
 	if (ln == 100000) a[key] = af[$1]
 }
+function ratio(x, y) { return (x > 0 && y > 0) ? sprintf("%.1f", y / x) : "-" }
 END {
 	for (k in keys) {
 		split(k, q, " ")
-		t1 = t[k, 1000]; t2 = t[k, 10000]; t3 = t[k, 100000]
-		r1 = (t1 > 0 && t2 > 0) ? sprintf("%.2f", t2 / t1) : "-"
-		r2 = (t2 > 0 && t3 > 0) ? sprintf("%.2f", t3 / t2) : "-"
-		printf "%-8s %-6s %6s %10.3f %10.3f %10.3f %9s %10s %14s\n", q[1], q[2], q[3], t1 / 1e6, t2 / 1e6, t3 / 1e6, r1, r2, a[k]
+		printf "%-7s %-5s %6s | %8.2f %8.2f %8.2f %6s %6s | %8s %8s %8s %6s %6s | %10s\n", q[1], q[2], q[3],
+			t[k, 1000], t[k, 10000], t[k, 100000], ratio(t[k, 1000], t[k, 10000]), ratio(t[k, 10000], t[k, 100000]),
+			c[k, 1000], c[k, 10000], c[k, 100000], ratio(c[k, 1000], c[k, 10000]), ratio(c[k, 10000], c[k, 100000]), a[k]
 	}
-}' "$out/af.txt" "$out/ns.txt" | sort -k1,1 -k2,2 -k3,3n
+}' "$out/af.txt" "$out/cpu.txt" "$out/ns.txt" | sort -k1,1 -k2,2 -k3,3n
 
 echo
 echo "== peak RSS of the binary (50 drifted chunks)"

@@ -103,6 +103,7 @@ func benchProcess(b *testing.B, bc benchCase, apply bool) {
 	var ms runtime.MemStats
 	runtime.ReadMemStats(&ms)
 	alloc0 := ms.TotalAlloc
+	cpu0, cpuOK := processCPU()
 	b.ResetTimer()
 	for i := 0; i < b.N; i++ {
 		if _, err := rescue.Process(patch, opts); err != nil {
@@ -115,6 +116,11 @@ func benchProcess(b *testing.B, bc benchCase, apply bool) {
 		}
 	}
 	b.StopTimer()
+	// CPU time includes the file restores of apply mode, which are small
+	// next to Process (one write of the file).
+	if cpu1, ok := processCPU(); ok && cpuOK {
+		b.ReportMetric(float64(cpu1-cpu0)/float64(b.N)/1e6, "cpu-ms/op")
+	}
 	runtime.ReadMemStats(&ms)
 	b.ReportMetric(float64(ms.TotalAlloc-alloc0)/float64(b.N)/float64(len(bc.disk)), "alloc/filesize")
 }
