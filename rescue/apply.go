@@ -168,6 +168,9 @@ func tmpName(rel string) string {
 	var b [6]byte
 	rand.Read(b[:])
 	dir, base := filepath.Split(rel)
+	if len(base) > 64 { // keep the name well below NAME_MAX
+		base = base[:64]
+	}
 	return filepath.Join(dir, "."+base+".slim-"+hex.EncodeToString(b[:])+".tmp")
 }
 

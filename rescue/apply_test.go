@@ -43,14 +43,43 @@ func TestApplyModes(t *testing.T) {
 	}
 }
 
-// A write that fails part way leaves every file as it was and removes the
-// directories slim created.
+// A new file below a path that is a file is refused before anything is
+// written: the host would fail after writing the files before it.
+func TestCreateBelowFileRefused(t *testing.T) {
+	e := newEnv(t, map[string]string{"a.txt": "a\n", "blocker": "I am a file\n"})
+	for _, apply := range []bool{false, true} {
+		_, err := e.process(wrap("*** Update File: a.txt\n@@\n-a\n+A\n*** Add File: blocker/child.txt\n+x\n"), apply)
+		if kindOf(err) != slimerr.Verification || !strings.Contains(err.Error(), "is a file, not a directory") {
+			t.Fatalf("apply=%v: %v", apply, err)
+		}
+	}
+	if got, _ := e.read("a.txt"); got != "a\n" {
+		t.Errorf("a.txt = %q", got)
+	}
+}
+
+// A write that fails part way (here: a file appeared where slim must create
+// a directory, after the patch was checked) restores every file and removes
+// the directories slim created.
 func TestApplyRollback(t *testing.T) {
-	e := newEnv(t, map[string]string{"a.txt": "a\n", "blocker": "I am a file\n", "gone.txt": "g\n"})
-	patch := wrap("*** Update File: a.txt\n@@\n-a\n+A\n*** Add File: newdir/sub/f.txt\n+f\n*** Delete File: gone.txt\n*** Add File: blocker/child.txt\n+x\n")
-	_, err := e.process(patch, true)
-	if err == nil {
-		t.Fatal("apply succeeded through a file used as a directory")
+	e := newEnv(t, map[string]string{"a.txt": "a\n", "gone.txt": "g\n"})
+	p, err := Parse([]byte(wrap("*** Update File: a.txt\n@@\n-a\n+A\n*** Add File: newdir/sub/f.txt\n+f\n*** Delete File: gone.txt\n*** Add File: late/child.txt\n+x\n")))
+	if err != nil {
+		t.Fatal(err)
+	}
+	g, err := worktree.NewGuard(e.dir, "/", worktree.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	w := newWorld(e.dir, 0, g)
+	r, _, err := w.resolve(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	os.WriteFile(filepath.Join(e.dir, "late"), []byte("someone's file\n"), 0o644)
+	err = w.apply(r)
+	if kindOf(err) != slimerr.Internal || !strings.Contains(err.Error(), "every file was restored") {
+		t.Fatalf("got %v", err)
 	}
 	if got, _ := e.read("a.txt"); got != "a\n" {
 		t.Errorf("a.txt = %q after rollback", got)
@@ -247,5 +276,18 @@ func TestHardLinksAreOneFile(t *testing.T) {
 	}
 	if got, _ := e.read("b.txt"); got != "1\n2\n3\n" {
 		t.Errorf("b.txt = %q", got)
+	}
+}
+
+// A name close to the length limit is still written (the temporary name
+// stays short enough).
+func TestApplyLongName(t *testing.T) {
+	e := newEnv(t, nil)
+	name := strings.Repeat("n", 250)
+	if _, err := e.process(wrap("*** Add File: "+name+"\n+x\n"), true); err != nil {
+		t.Fatal(err)
+	}
+	if got, _ := e.read(name); got != "x\n" {
+		t.Errorf("got %q", got)
 	}
 }

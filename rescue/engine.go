@@ -39,6 +39,9 @@ type snapshot struct {
 	mode     fs.FileMode
 	info     fs.FileInfo
 	text     *fileText // nil until parsed
+	// parentFile names an ancestor that exists but is not a directory, so
+	// the path can be neither read nor created.
+	parentFile string
 	textErr  error
 }
 
@@ -86,7 +89,9 @@ func (w *world) snap(physical string) (*snapshot, error) {
 		s.data = data
 	case err == nil:
 		s.other, s.info = true, fi
-	case errors.Is(err, fs.ErrNotExist) || isNotDir(err):
+	case errors.Is(err, fs.ErrNotExist):
+	case isNotDir(err):
+		s.parentFile = firstNonDir(physical)
 	default:
 		return nil, internalErr(err, "Failed to stat file for patch verification: %s", physical)
 	}
@@ -248,6 +253,9 @@ func (w *world) resolveHunks(p *Patch, r *resolution, failKey *string) error {
 			if st.exists {
 				return verifyErr("Add File target already exists: %s", src.abs)
 			}
+			if err := creatable(src); err != nil {
+				return err
+			}
 			txt, err := parseText(textFromAdd(h.Add))
 			if err != nil {
 				return verifyErr("Refusing binary or non-UTF-8 file: %s", src.abs)
@@ -289,6 +297,8 @@ func (w *world) resolveHunks(p *Patch, r *resolution, failKey *string) error {
 					r.repairs = append(r.repairs, Repair{Kind: RepairSelfMoveDropped, Line: h.Line + 1})
 				} else if get(dst).exists {
 					return verifyErr("Move destination already exists: %s", dst.abs)
+				} else if err := creatable(dst); err != nil {
+					return err
 				}
 			}
 			view := NewFileView(l.cur.lines, l.exactOnly)
@@ -428,4 +438,28 @@ func phaseStrategy(phase string) string {
 		return StrategyAnchor
 	}
 	return StrategyExact
+}
+
+// firstNonDir returns the first ancestor of p that exists and is not a
+// directory.
+func firstNonDir(p string) string {
+	var chain []string
+	for d := filepath.Dir(p); d != filepath.Dir(d); d = filepath.Dir(d) {
+		chain = append(chain, d)
+	}
+	for i := len(chain) - 1; i >= 0; i-- {
+		if fi, err := os.Stat(chain[i]); err == nil && !fi.IsDir() {
+			return chain[i]
+		}
+	}
+	return filepath.Dir(p)
+}
+
+// creatable refuses a new file below a path that is not a directory: the
+// host would fail on it after writing the files before it.
+func creatable(t target) error {
+	if t.snap.parentFile != "" {
+		return verifyErr("Cannot create %s: %s is a file, not a directory", t.abs, t.snap.parentFile)
+	}
+	return nil
 }
