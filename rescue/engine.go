@@ -42,7 +42,7 @@ type snapshot struct {
 	// parentFile names an ancestor that exists but is not a directory, so
 	// the path can be neither read nor created.
 	parentFile string
-	textErr  error
+	textErr    error
 }
 
 // world is the on-disk state the engine sees: containment verdicts and file
