@@ -67,6 +67,14 @@ func NewFileView(lines []string, exactOnly bool) *FileView {
 	hs, v.pos = sortByHash(hs, v.pos)
 	// Equal hashes in a row form one id; radix sorting is stable, so each
 	// id's positions are already increasing.
+	groups := 0
+	for k := range hs {
+		if k == 0 || hs[k] != hs[k-1] {
+			groups++
+		}
+	}
+	v.start = make([]int32, 0, groups+1)
+	v.hashes = make([]uint64, 0, groups)
 	for k, p := range v.pos {
 		if k == 0 || hs[k] != hs[k-1] {
 			v.start = append(v.start, int32(k))
