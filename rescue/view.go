@@ -74,15 +74,17 @@ func NewFileView(lines []string, exactOnly bool) *FileView {
 		}
 	}
 	v.start = make([]int32, 0, groups+1)
-	v.hashes = make([]uint64, 0, groups)
+	g := -1
 	for k, p := range v.pos {
 		if k == 0 || hs[k] != hs[k-1] {
+			g++
 			v.start = append(v.start, int32(k))
-			v.hashes = append(v.hashes, hs[k])
+			hs[g] = hs[k] // compact in place: g <= k, and hs[k-1] was read first
 		}
-		v.ids[p] = int32(len(v.hashes) - 1)
+		v.ids[p] = int32(g)
 	}
 	v.start = append(v.start, int32(n))
+	v.hashes = hs[:groups:groups]
 	return v
 }
 
