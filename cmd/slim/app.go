@@ -142,8 +142,16 @@ func newLogger(level string, stderr io.Writer) (zerolog.Logger, error) {
 // os.Exit, so testscript can run it in-process.
 func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	e := &env{stdin: stdin, stdout: stdout, stderr: stderr, log: zerolog.Nop()}
-	app := newApp(e)
-	err := app.Run(args)
+	var err error
+	if phase, ok := hookFastPath(args); ok {
+		// The hook runs on every tool call: skip building the whole command
+		// tree for its one fixed form, `slim hook PHASE`.
+		if e.log, err = newLogger(os.Getenv("SLIM_LOG_LEVEL"), stderr); err == nil {
+			err = runHook(e, phase)
+		}
+	} else {
+		err = newApp(e).Run(args)
+	}
 	if err == nil && e.badCommand != "" {
 		err = usageErr("unknown command %q", e.badCommand)
 		if !wantJSON(args) {

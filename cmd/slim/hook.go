@@ -94,3 +94,13 @@ func hookFail(e *env, err *slimerr.Error) error {
 	}
 	return err
 }
+
+// hookFastPath recognises exactly `slim hook before|after|event`, the form
+// the plugin uses, so run can answer it without building the command tree.
+func hookFastPath(args []string) (protocol.Phase, bool) {
+	if len(args) != 3 || args[1] != "hook" {
+		return "", false
+	}
+	p := protocol.Phase(args[2])
+	return p, p.Valid()
+}
