@@ -6,6 +6,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"runtime"
 	"strings"
 	"sync"
 
@@ -166,6 +167,13 @@ func (g *Guard) Check(target string) Verdict {
 		return g.outside(v, slimerr.CodeOutsideWorkspace, "the path contains a NUL byte")
 	}
 	v.Abs = g.flavor.Resolve(g.rawDir, target)
+	if g.flavor == hostpath.Win32 && runtime.GOOS == "windows" && isOtherDriveRelative(target, g.rawDir) {
+		// "D:x" from a session on C: uses drive D's own working directory,
+		// which only the OS knows (Node reads the same "=D:" variable).
+		if a, err := filepath.Abs(target); err == nil {
+			v.Abs = a
+		}
+	}
 	v.Physical = v.Abs
 	v.BySpelling = !g.lexicallyInside(v.Abs)
 	if g.flavor == hostpath.Win32 {
@@ -215,6 +223,15 @@ func (g *Guard) Check(target string) Verdict {
 		}
 	}
 	return v
+}
+
+// isOtherDriveRelative reports whether p is drive-relative ("D:x") on a
+// drive other than dir's.
+func isOtherDriveRelative(p, dir string) bool {
+	if len(p) < 2 || p[1] != ':' || (len(p) > 2 && (p[2] == '\\' || p[2] == '/')) {
+		return false
+	}
+	return len(dir) < 2 || !strings.EqualFold(p[:1], dir[:1])
 }
 
 func (g *Guard) outside(v Verdict, code, why string) Verdict {

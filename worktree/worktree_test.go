@@ -3,6 +3,7 @@ package worktree
 import (
 	"errors"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"runtime"
 	"strings"
@@ -550,6 +551,14 @@ func TestF15WindowsPathLogic(t *testing.T) {
 			t.Errorf("win32 %s in %s (abs %s) = %v, want %v", tt.target, tt.root, abs, got, tt.want)
 		}
 	}
+	for _, tt := range []struct {
+		p, dir string
+		want   bool
+	}{{`D:x`, `C:\r`, true}, {`d:`, `C:\r`, true}, {`c:x`, `C:\r`, false}, {`D:\x`, `C:\r`, false}, {`x`, `C:\r`, false}} {
+		if got := isOtherDriveRelative(tt.p, tt.dir); got != tt.want {
+			t.Errorf("isOtherDriveRelative(%q, %q) = %v", tt.p, tt.dir, got)
+		}
+	}
 	bad := []string{`C:\r\NUL`, `C:\r\com1.txt`, `C:\r\f.txt:stream`, `C:\r\dir.\x`, `C:\r\x `, `C:\r\CON\x`}
 	for _, p := range bad {
 		if winNameProblem(p) == "" {
@@ -578,10 +587,32 @@ func TestF15WindowsOnly(t *testing.T) {
 	if runtime.GOOS != "windows" {
 		t.Skip("drive letters, junctions and 8.3 names exist only on Windows; their path logic is covered by TestF15WindowsPathLogic and the hostpath vectors")
 	}
-	root := physical(t, t.TempDir())
-	g := mustGuard(t, root, "", Options{})
+	base := physical(t, t.TempDir())
+	root := filepath.Join(base, "r")
+	out := filepath.Join(base, "out")
+	for _, d := range []string{root, out} {
+		if err := os.MkdirAll(d, 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	g := mustGuard(t, root, "", Options{Flavor: hostpath.Win32})
 	expect(t, g, strings.ToLower(root[:1])+root[1:]+`\x`, inside)
 	expect(t, g, strings.ToUpper(root[:1])+root[1:]+`\x`, inside)
+	other := "D:"
+	if strings.EqualFold(root[:1], "D") {
+		other = "E:"
+	}
+	expect(t, g, other+`\r\x`, outside)
+	// A junction in the root that points outside.
+	junction := filepath.Join(root, "j")
+	if out, err := exec.Command("cmd", "/c", "mklink", "/J", junction, out).CombinedOutput(); err != nil {
+		t.Logf("mklink /J failed (%v: %s); junction case not run", err, out)
+	} else {
+		expect(t, g, `j\x.txt`, outside)
+	}
+	// 8.3 aliases need short-name generation on the volume, which is often
+	// off; the identity comparison covers them like any other second
+	// spelling (F12).
 }
 
 // TestF19RootRefusesSwappedLink: a directory checked inside and then
