@@ -291,3 +291,30 @@ func TestApplyLongName(t *testing.T) {
 		t.Errorf("got %q", got)
 	}
 }
+
+// Deleting or moving a path that is a symbolic link is refused: the host
+// would remove the link, slim's model the file behind it.
+func TestLinkDeleteMoveRefused(t *testing.T) {
+	e := newEnv(t, map[string]string{"real.txt": "r\n"})
+	if err := os.Symlink("real.txt", filepath.Join(e.dir, "link.txt")); err != nil {
+		t.Skip(err)
+	}
+	for _, patch := range []string{"*** Delete File: link.txt\n", "*** Update File: link.txt\n*** Move to: other.txt\n@@\n-r\n+s\n"} {
+		for _, apply := range []bool{false, true} {
+			_, err := e.process(wrap(patch), apply)
+			if kindOf(err) != slimerr.Verification || !strings.Contains(err.Error(), "symbolic link") {
+				t.Errorf("%q apply=%v: %v", patch, apply, err)
+			}
+		}
+	}
+	// Updating through the link writes the file behind it, as the host does.
+	if _, err := e.process(wrap("*** Update File: link.txt\n@@\n-r\n+s\n"), true); err != nil {
+		t.Fatal(err)
+	}
+	if got, _ := e.read("real.txt"); got != "s\n" {
+		t.Errorf("real.txt = %q", got)
+	}
+	if fi, err := os.Lstat(filepath.Join(e.dir, "link.txt")); err != nil || fi.Mode()&os.ModeSymlink == 0 {
+		t.Errorf("link replaced")
+	}
+}

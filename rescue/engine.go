@@ -268,6 +268,9 @@ func (w *world) resolveHunks(p *Patch, r *resolution, failKey *string) error {
 			if err != nil {
 				return err
 			}
+			if err := notLink(src, "delete"); err != nil {
+				return err
+			}
 			l.hunks++
 			if l.hunks > 1 {
 				r.repairs = append(r.repairs, Repair{Kind: RepairSamePathMerged, Line: h.Line})
@@ -282,6 +285,9 @@ func (w *world) resolveHunks(p *Patch, r *resolution, failKey *string) error {
 			var dst target
 			move := h.Move != ""
 			if move {
+				if err := notLink(src, "move"); err != nil {
+					return err
+				}
 				dst, err = w.target(h.Move, r)
 				if err != nil {
 					return err
@@ -460,6 +466,16 @@ func firstNonDir(p string) string {
 func creatable(t target) error {
 	if t.snap.parentFile != "" {
 		return verifyErr("Cannot create %s: %s is a file, not a directory", t.abs, t.snap.parentFile)
+	}
+	return nil
+}
+
+// notLink refuses to delete or move a path that is itself a symbolic link:
+// the host would remove the link while slim's model (which follows links to
+// the file) would remove the file it points to.
+func notLink(t target, op string) error {
+	if fi, err := os.Lstat(t.abs); err == nil && fi.Mode()&fs.ModeSymlink != 0 {
+		return verifyErr("Refusing to %s %s: it is a symbolic link; change the link itself outside the patch", op, t.abs)
 	}
 	return nil
 }
