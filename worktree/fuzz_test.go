@@ -111,3 +111,26 @@ func FuzzContainment(f *testing.F) {
 		}
 	})
 }
+
+// FuzzParseDotGit feeds arbitrary bytes to the `.git` file and config
+// parsers: they never panic, and a parsed gitdir is one trimmed line.
+func FuzzParseDotGit(f *testing.F) {
+	for _, s := range []string{
+		"gitdir: /a/b\n", "gitdir: ../x \r\n", "gitdir:\t\r\n", "garbage", "",
+		"[core]\n\tbare = true\n\tworktree = ../../x\n", "[CORE]\nbare=1\n[other]\nbare=true\n",
+		"gitdir: a\nsecond line\n", "\xff\xfe",
+	} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, b []byte) {
+		if dir, err := parseGitFile(b); err == nil {
+			if dir == "" || dir != strings.TrimSpace(dir) || strings.ContainsAny(dir, "\n") {
+				t.Fatalf("gitdir %q from %q", dir, b)
+			}
+		}
+		c := parseCoreConfig(b)
+		if strings.ContainsAny(c.worktree, "\n") {
+			t.Fatalf("worktree %q spans lines", c.worktree)
+		}
+	})
+}

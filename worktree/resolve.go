@@ -334,6 +334,11 @@ func readGitFile(p string) (string, error) {
 	if err != nil {
 		return "", err
 	}
+	return parseGitFile(b)
+}
+
+// parseGitFile parses the contents of a `.git` file.
+func parseGitFile(b []byte) (string, error) {
 	line := firstLine(b)
 	rest, ok := strings.CutPrefix(line, "gitdir:")
 	if !ok {
@@ -393,13 +398,18 @@ type coreConfig struct {
 }
 
 // readCoreConfig reads core.bare and core.worktree from a git config file
-// with a small line parser (no includes; values unquoted).
+// with a small line parser (no includes; quotes around values dropped).
 func readCoreConfig(p string) coreConfig {
-	var c coreConfig
 	b, err := readSmall(p)
 	if err != nil {
-		return c
+		return coreConfig{}
 	}
+	return parseCoreConfig(b)
+}
+
+// parseCoreConfig parses core.bare and core.worktree from config text.
+func parseCoreConfig(b []byte) coreConfig {
+	var c coreConfig
 	inCore := false
 	sc := bufio.NewScanner(bytes.NewReader(b))
 	for sc.Scan() {
