@@ -1,7 +1,6 @@
 package rescue
 
 import (
-	"regexp"
 	"strings"
 
 	"github.com/slimgate/slim/internal/slimerr"
@@ -76,10 +75,52 @@ type Patch struct {
 	Repairs []Repair
 }
 
-var (
-	heredocOpen    = regexp.MustCompile(`^(?:cat\s+)?<<-?\s*['"]?(\w+)['"]?\s*$`)
-	applyPatchOpen = regexp.MustCompile(`^(?:cd\s+\S+\s*&&\s*)?(?:apply_patch|applypatch)\s*<<-?\s*['"]?(\w+)['"]?\s*$`)
-)
+// heredocDelim recognises a heredoc opening line, `[cat ]<<[-]['"]WORD['"]`,
+// and returns its delimiter. With cmd, the line must start with the
+// apply_patch command instead of cat (optionally after `cd DIR &&`).
+func heredocDelim(line string, cmd bool) (string, bool) {
+	s := strings.TrimSpace(line)
+	if cmd {
+		if strings.HasPrefix(s, "cd ") {
+			i := strings.Index(s, "&&")
+			if i < 0 || strings.TrimSpace(s[3:i]) == "" || strings.ContainsAny(strings.TrimSpace(s[3:i]), " \t") {
+				return "", false
+			}
+			s = strings.TrimSpace(s[i+2:])
+		}
+		switch {
+		case strings.HasPrefix(s, "apply_patch"):
+			s = s[len("apply_patch"):]
+		case strings.HasPrefix(s, "applypatch"):
+			s = s[len("applypatch"):]
+		default:
+			return "", false
+		}
+		s = strings.TrimLeft(s, " \t")
+	} else if strings.HasPrefix(s, "cat") && len(s) > 3 && (s[3] == ' ' || s[3] == '\t') {
+		s = strings.TrimLeft(s[3:], " \t")
+	}
+	if !strings.HasPrefix(s, "<<") {
+		return "", false
+	}
+	s = strings.TrimPrefix(s[2:], "-")
+	s = strings.TrimLeft(s, " \t")
+	if s != "" && (s[0] == '\'' || s[0] == '"') {
+		s = s[1:]
+	}
+	if s != "" && (s[len(s)-1] == '\'' || s[len(s)-1] == '"') {
+		s = s[:len(s)-1]
+	}
+	if s == "" {
+		return "", false
+	}
+	for _, r := range s {
+		if !(r == '_' || r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9') {
+			return "", false
+		}
+	}
+	return s, true
+}
 
 type pline struct {
 	text string
@@ -145,14 +186,13 @@ func Parse(text []byte) (*Patch, error) {
 		case last == "```" || last == "~~~":
 			p.Repairs = append(p.Repairs, Repair{Kind: RepairCodeFence, Line: lines[hi].num})
 			hi, changed = hi-1, true
-		case heredocOpen.MatchString(first):
-			delim := heredocOpen.FindStringSubmatch(first)[1]
-			if last == delim {
+		case isHeredoc(first):
+			if delim, _ := heredocDelim(first, false); last == delim {
 				p.Repairs = append(p.Repairs, Repair{Kind: RepairHeredoc, Line: lines[lo].num})
 				lo, hi, changed = lo+1, hi-1, true
 			}
-		case applyPatchOpen.MatchString(first):
-			delim := applyPatchOpen.FindStringSubmatch(first)[1]
+		case isApplyPatch(first):
+			delim, _ := heredocDelim(first, true)
 			p.Repairs = append(p.Repairs, Repair{Kind: RepairApplyPatchPrefix, Line: lines[lo].num})
 			lo, changed = lo+1, true
 			if last == delim {
@@ -418,3 +458,6 @@ func (p *Patch) Format() string {
 	b.WriteString(endMarker + "\n")
 	return b.String()
 }
+
+func isHeredoc(line string) bool    { _, ok := heredocDelim(line, false); return ok }
+func isApplyPatch(line string) bool { _, ok := heredocDelim(line, true); return ok }

@@ -130,3 +130,34 @@ func FuzzParse(f *testing.F) {
 		}
 	})
 }
+
+func TestHeredocDelim(t *testing.T) {
+	cases := []struct {
+		line  string
+		cmd   bool
+		delim string
+		ok    bool
+	}{
+		{"<<EOF", false, "EOF", true},
+		{"<<'EOF'", false, "EOF", true},
+		{`<<"EOF'`, false, "EOF", true},
+		{"cat <<'PATCH'", false, "PATCH", true},
+		{"cat<<EOF", false, "", false},
+		{"<< EOF", false, "EOF", true},
+		{"<<-EOF", false, "EOF", true},
+		{"<<E-F", false, "", false},
+		{"<<", false, "", false},
+		{"apply_patch <<'EOF'", true, "EOF", true},
+		{"applypatch<<EOF", true, "EOF", true},
+		{"cd src && apply_patch <<\"X\"", true, "X", true},
+		{"cd && apply_patch <<EOF", true, "", false},
+		{"apply_patch <<'EOF'", false, "", false},
+		{"echo <<EOF", true, "", false},
+	}
+	for _, c := range cases {
+		d, ok := heredocDelim(c.line, c.cmd)
+		if d != c.delim || ok != c.ok {
+			t.Errorf("%q cmd=%v: got %q %v", c.line, c.cmd, d, ok)
+		}
+	}
+}
