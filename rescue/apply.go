@@ -2,11 +2,10 @@ package rescue
 
 import (
 	"bytes"
-	"crypto/rand"
-	"encoding/hex"
 	"errors"
 	"fmt"
 	"io/fs"
+	"math/rand/v2"
 	"os"
 	"path/filepath"
 	"sort"
@@ -165,13 +164,11 @@ type txn struct {
 }
 
 func tmpName(rel string) string {
-	var b [6]byte
-	rand.Read(b[:])
 	dir, base := filepath.Split(rel)
 	if len(base) > 64 { // keep the name well below NAME_MAX
 		base = base[:64]
 	}
-	return filepath.Join(dir, "."+base+".slim-"+hex.EncodeToString(b[:])+".tmp")
+	return filepath.Join(dir, fmt.Sprintf(".%s.slim-%012x.tmp", base, rand.Uint64()&(1<<48-1)))
 }
 
 func (t *txn) touchDir(rel string) {
