@@ -6,10 +6,12 @@ import (
 	"fmt"
 	"io/fs"
 	"os"
+	"path/filepath"
 	"syscall"
 
 	"github.com/slimgate/slim/internal/slimerr"
 	"github.com/slimgate/slim/worktree"
+	"github.com/slimgate/slim/worktree/hostpath"
 )
 
 // Process validates the patch, checks every target for containment, resolves
@@ -45,6 +47,11 @@ func Process(patch []byte, opts Options) (*Result, error) {
 	if dir == "" {
 		if dir, err = os.Getwd(); err != nil {
 			return res, internalErr(err, "cannot find the working directory: %v", err)
+		}
+	}
+	if opts.Flavor.Concrete() == hostpath.Native.Concrete() && !filepath.IsAbs(dir) {
+		if dir, err = filepath.Abs(dir); err != nil {
+			return res, internalErr(err, "cannot resolve the session directory: %v", err)
 		}
 	}
 	wt := opts.Worktree
