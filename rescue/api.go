@@ -82,6 +82,7 @@ type ChunkReport struct {
 	Score        int    `json:"score,omitempty"`
 	Needed       int    `json:"needed,omitempty"`
 	Candidates   []int  `json:"candidates"`
+	rescued      bool
 }
 
 // NativeCheck reports the host check of the handed-on patch.

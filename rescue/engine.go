@@ -340,7 +340,9 @@ func (w *world) resolveHunks(p *Patch, r *resolution, failKey *string) error {
 				chs = append(chs, ch)
 				cursor = pl.Cursor
 				r.repairs = append(r.repairs, pl.Repairs...)
-				r.chunks = append(r.chunks, chunkReport(chunkIndex, src.written, ch, pl))
+				cr := chunkReport(chunkIndex, src.written, ch, pl)
+				cr.rescued = chunkRescued(pl, ch, l.cur.lines)
+				r.chunks = append(r.chunks, cr)
 				chunkIndex++
 			}
 			l.hunks++

@@ -165,11 +165,9 @@ func newResult() *Result {
 	return &Result{Repairs: []Repair{}, Files: []FileReport{}, Chunks: []ChunkReport{}, NativeCheck: NativeCheck{Profile: HostProfile}}
 }
 
-// Rescued reports whether a chunk needed more than an exact match or a
-// plain append.
-func (c ChunkReport) Rescued() bool {
-	return c.Strategy != StrategyExact && c.Strategy != StrategyEOFInsert
-}
+// Rescued reports whether a chunk needed more than the author wrote (a
+// tolerant match, a rescue, or an insertion turned into a host-safe form).
+func (c ChunkReport) Rescued() bool { return c.rescued }
 
 func isNotDir(err error) bool { return errors.Is(err, syscall.ENOTDIR) }
 
@@ -185,26 +183,36 @@ func needsRewrite(p *Patch, r *resolution) bool {
 		}
 		for i, pl := range l.placements {
 			ch := l.chunks[i]
-			switch pl.Strategy {
-			case StrategyExact, StrategyEOFInsert:
-			case StrategyAnchor:
-				if pl.Start < len(l.base.lines) {
-					return true
-				}
-				for k, c := range ch.Contexts {
-					if k < len(pl.Contexts) && pl.Contexts[k] >= 0 && l.base.lines[pl.Contexts[k]] != c.Text {
-						return true
-					}
-				}
-			default:
-				return true
-			}
-			if pl.ShapeChanged || (ch.EOF && !pl.EOFKept) {
+			if chunkRescued(pl, ch, l.base.lines) || (ch.EOF && !pl.EOFKept) {
 				return true
 			}
 		}
 	}
 	return false
+}
+
+// chunkRescued reports whether a chunk needed more than the author wrote:
+// a tolerant rung, a reshaped placement, an insertion inside the file, or an
+// anchor that matched only tolerantly.
+func chunkRescued(pl *Placement, ch *Chunk, lines []string) bool {
+	if pl.ShapeChanged {
+		return true
+	}
+	switch pl.Strategy {
+	case StrategyExact, StrategyEOFInsert:
+		return false
+	case StrategyAnchor:
+		if pl.Start < len(lines) {
+			return true
+		}
+		for k, c := range ch.Contexts {
+			if k < len(pl.Contexts) && pl.Contexts[k] >= 0 && lines[pl.Contexts[k]] != c.Text {
+				return true
+			}
+		}
+		return false
+	}
+	return true
 }
 
 func fileReports(r *resolution) []FileReport {
