@@ -32,5 +32,18 @@ func TestKnownBugLookalike(t *testing.T) {
 			file:  "x0\nc2\nctxA\nc4\nc5\nsep\nc1\nc2\nctxB\nc4\nc5\n",
 			patch: "*** Begin Patch\n*** Update File: f.txt\n@@\n c1\n c2\n ctxA\n+new\n c4\n c5\n*** End Patch\n",
 		},
+		{
+			// The first context line changed (p1x for p1) where the author
+			// saw it, so prefix/suffix cannot frame that place. Further
+			// down the same frame holds r1, r2, r3-other: 2 of 3 removed
+			// lines agree, the bound passes, and that region (with a line
+			// the author never saw) is replaced. The real place (8 of 9
+			// lines agree, every removed line intact) is never weighed:
+			// LCS runs only when prefix/suffix found nothing, and its
+			// first-line filter would drop the real window anyway.
+			name:  "prefix-suffix lookalike when the real place's first context line drifted",
+			file:  "p1x\np2\np3\nr1\nr2\nr3\ns1\ns2\ns3\nsep\np1\np2\np3\nr1\nr2\nr3-other\ns1\ns2\ns3\n",
+			patch: "*** Begin Patch\n*** Update File: f.txt\n@@\n p1\n p2\n p3\n-r1\n-r2\n-r3\n+new\n s1\n s2\n s3\n*** End Patch\n",
+		},
 	})
 }
