@@ -1,6 +1,7 @@
 package rescue
 
 import (
+	"bytes"
 	"fmt"
 	"strings"
 
@@ -179,17 +180,53 @@ var hostRungs = []func(a, b string) bool{
 	func(a, b string) bool { return hostFold(TrimJS(a)) == hostFold(TrimJS(b)) },
 }
 
+// hostLines is a text split on LF the way the host splits it, with one
+// trailing empty element dropped; the lines are slices of the text, found
+// by their offsets, so splitting allocates no string per line.
+type hostLines struct {
+	s string
+	// starts[i] is where line i begins; starts[n] is one past the end of
+	// the last line's terminator (or len(s)+1 when it has none).
+	starts []int
+	n      int
+}
+
+func splitHostLines(s string) *hostLines {
+	h := &hostLines{s: s, starts: make([]int, 0, strings.Count(s, "\n")+2)}
+	h.starts = append(h.starts, 0)
+	for off := 0; ; {
+		i := strings.IndexByte(s[off:], '\n')
+		if i < 0 {
+			break
+		}
+		off += i + 1
+		h.starts = append(h.starts, off)
+	}
+	h.starts = append(h.starts, len(s)+1)
+	h.n = len(h.starts) - 1
+	if h.line(h.n-1) == "" {
+		h.n--
+	}
+	return h
+}
+
+// line returns line i without its LF.
+func (h *hostLines) line(i int) string { return h.s[h.starts[i] : h.starts[i+1]-1] }
+
+// span returns lines [a, b) joined with LF, as one slice of the text.
+func (h *hostLines) span(a, b int) string { return h.s[h.starts[a] : h.starts[b]-1] }
+
 // hostSeek returns the first position at or after start where pattern
 // matches, trying each rung over the whole range before the next.
-func hostSeek(lines, pattern []string, start int) int {
+func hostSeek(lines *hostLines, pattern []string, start int) int {
 	if len(pattern) == 0 {
 		return -1
 	}
 	for _, eq := range hostRungs {
 	next:
-		for p := start; p <= len(lines)-len(pattern); p++ {
+		for p := start; p <= lines.n-len(pattern); p++ {
 			for k, s := range pattern {
-				if !eq(lines[p+k], s) {
+				if !eq(lines.line(p+k), s) {
 					continue next
 				}
 			}
@@ -201,34 +238,33 @@ func hostSeek(lines, pattern []string, start int) int {
 
 const bomChar = "\uFEFF"
 
+// hostRepl is one chunk's replacement: del lines at start become add.
+type hostRepl struct {
+	start, del int
+	add        []string
+}
+
 // hostDerive computes an Update's new content from the file's text.
-func hostDerive(abs string, chunks []hostChunk, text string) (string, error) {
+func hostDerive(abs string, chunks []hostChunk, text string) ([]byte, error) {
 	bom := strings.HasPrefix(text, bomChar)
 	text = strings.TrimPrefix(text, bomChar)
-	lines := strings.Split(text, "\n")
-	if len(lines) > 0 && lines[len(lines)-1] == "" {
-		lines = lines[:len(lines)-1]
-	}
-	type repl struct {
-		start, del int
-		add        []string
-	}
-	var rs []repl
+	lines := splitHostLines(text)
+	var rs []hostRepl
 	cursor := 0
 	for _, c := range chunks {
 		if c.ctx != "" {
 			p := hostSeek(lines, []string{c.ctx}, cursor)
 			if p < 0 {
-				return "", fmt.Errorf("Failed to find context '%s' in %s", c.ctx, abs)
+				return nil, fmt.Errorf("Failed to find context '%s' in %s", c.ctx, abs)
 			}
 			cursor = p + 1
 		}
 		if len(c.old) == 0 {
-			at := len(lines)
-			if at > 0 && lines[at-1] == "" {
+			at := lines.n
+			if at > 0 && lines.line(at-1) == "" {
 				at--
 			}
-			rs = append(rs, repl{at, 0, c.new})
+			rs = append(rs, hostRepl{at, 0, c.new})
 			continue
 		}
 		old, nw := c.old, c.new
@@ -241,9 +277,9 @@ func hostDerive(abs string, chunks []hostChunk, text string) (string, error) {
 			p = hostSeek(lines, old, cursor)
 		}
 		if p < 0 {
-			return "", fmt.Errorf("Failed to find expected lines in %s:\n%s", abs, strings.Join(c.old, "\n"))
+			return nil, fmt.Errorf("Failed to find expected lines in %s:\n%s", abs, strings.Join(c.old, "\n"))
 		}
-		rs = append(rs, repl{p, len(old), nw})
+		rs = append(rs, hostRepl{p, len(old), nw})
 		cursor = p + len(old)
 	}
 	// A stable sort by start, then splice from the last to the first.
@@ -252,31 +288,110 @@ func hostDerive(abs string, chunks []hostChunk, text string) (string, error) {
 			rs[j], rs[j-1] = rs[j-1], rs[j]
 		}
 	}
-	out := append([]string(nil), lines...)
-	for i := len(rs) - 1; i >= 0; i-- {
-		r := rs[i]
-		s, e := r.start, r.start+r.del
-		if s > len(out) {
-			s = len(out)
+	var j hostJoiner
+	if disjoint(rs, lines.n) {
+		// Each splice leaves the lines before it alone, so one forward pass
+		// gives the same list (and the unchanged runs are slices of text).
+		j.init(len(text), rs, bom)
+		pos := 0
+		for _, r := range rs {
+			j.span(lines, pos, r.start)
+			j.lines(r.add)
+			pos = r.start + r.del
 		}
-		if e > len(out) {
-			e = len(out)
+		j.span(lines, pos, lines.n)
+	} else {
+		out := make([]string, lines.n)
+		for i := range out {
+			out[i] = lines.line(i)
 		}
-		tail := append([]string(nil), out[e:]...)
-		out = append(append(out[:s], r.add...), tail...)
+		for i := len(rs) - 1; i >= 0; i-- {
+			r := rs[i]
+			s, e := r.start, r.start+r.del
+			if s > len(out) {
+				s = len(out)
+			}
+			if e > len(out) {
+				e = len(out)
+			}
+			tail := append([]string(nil), out[e:]...)
+			out = append(append(out[:s], r.add...), tail...)
+		}
+		j.init(len(text), rs, bom)
+		j.lines(out)
 	}
-	if len(out) == 0 || out[len(out)-1] != "" {
-		out = append(out, "")
+	return j.finish(), nil
+}
+
+// disjoint reports whether the sorted replacements lie inside n lines and
+// do not overlap, so that they can be applied in one forward pass.
+func disjoint(rs []hostRepl, n int) bool {
+	for i, r := range rs {
+		if r.start+r.del > n || (i+1 < len(rs) && r.start+r.del > rs[i+1].start) {
+			return false
+		}
 	}
-	content := strings.Join(out, "\n")
-	if strings.HasPrefix(content, bomChar) {
-		bom = true
-		content = content[len(bomChar):]
+	return true
+}
+
+// hostJoiner writes the host's result: the lines joined with LF, one more
+// LF unless the list is empty or ends with an empty line, and the BOM.
+type hostJoiner struct {
+	b      []byte
+	head   int // where the content starts (after a BOM)
+	count  int
+	last   string
+	hadBOM bool
+}
+
+func (j *hostJoiner) init(size int, rs []hostRepl, bom bool) {
+	for _, r := range rs {
+		for _, a := range r.add {
+			size += len(a) + 1
+		}
 	}
+	j.b = make([]byte, 0, size+len(bomChar)+1)
 	if bom {
-		content = bomChar + content
+		j.b = append(j.b, bomChar...)
 	}
-	return content, nil
+	j.head, j.hadBOM = len(j.b), bom
+}
+
+func (j *hostJoiner) line(s string) {
+	if j.count > 0 {
+		j.b = append(j.b, '\n')
+	}
+	j.b = append(j.b, s...)
+	j.count++
+	j.last = s
+}
+
+func (j *hostJoiner) lines(ls []string) {
+	for _, s := range ls {
+		j.line(s)
+	}
+}
+
+// span writes lines [a, b) of h.
+func (j *hostJoiner) span(h *hostLines, a, b int) {
+	if a >= b {
+		return
+	}
+	j.line(h.span(a, b))
+	j.count += b - a - 1
+	j.last = h.line(b - 1)
+}
+
+func (j *hostJoiner) finish() []byte {
+	if j.count == 0 || j.last != "" {
+		j.line("")
+	}
+	// A content that starts with a BOM counts as one BOM: it is set aside
+	// and put back once.
+	if j.hadBOM && bytes.HasPrefix(j.b[j.head:], []byte(bomChar)) {
+		j.b = append(j.b[:j.head], j.b[j.head+len(bomChar):]...)
+	}
+	return j.b
 }
 
 // hostApply runs the host model on text. read returns the snapshot of a
@@ -322,9 +437,9 @@ func hostApply(text, dir string, flavor hostpath.Flavor, read func(abs string) h
 			}
 			if h.move != "" {
 				dst := f.Resolve(dir, h.move)
-				plan = append(plan, write{path: dst, data: []byte(content)}, write{path: abs, remove: true})
+				plan = append(plan, write{path: dst, data: content}, write{path: abs, remove: true})
 			} else {
-				plan = append(plan, write{path: abs, data: []byte(content)})
+				plan = append(plan, write{path: abs, data: content})
 			}
 		}
 	}
