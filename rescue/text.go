@@ -50,39 +50,75 @@ func parseText(data []byte) (*fileText, error) {
 		return nil, errBinary{}
 	}
 	s := string(data)
+	if strings.IndexByte(s, '\r') < 0 {
+		splitLF(t, s)
+		return t, nil
+	}
 	n := strings.Count(s, "\n") + strings.Count(s, "\r") + 1
 	t.lines = make([]string, 0, n)
 	t.terms = make([]string, 0, n)
-	counts := map[string]int{}
-	var first []string
+	// counts by terminator (LF, CRLF, CR) and the order of first use, so a
+	// tie goes to the terminator seen first.
+	var counts [3]int
+	var first []int
 	for len(s) > 0 {
-		i := strings.IndexAny(s, "\r\n")
+		// The next terminator: a lone CR before the next LF, else the LF
+		// (with the CR before it, if any).
+		i := strings.IndexByte(s, '\n')
+		line := s
+		if i >= 0 {
+			line = s[:i]
+		}
+		kind := 0
+		if j := strings.IndexByte(line, '\r'); j >= 0 && j < len(line)-1 || (j >= 0 && i < 0) {
+			i, kind = j, 2 // a lone CR
+		} else if j >= 0 {
+			i, kind = j, 1 // CRLF
+		}
 		if i < 0 {
 			t.lines = append(t.lines, s)
 			t.terms = append(t.terms, "")
 			t.noFinal = true
 			break
 		}
-		term := s[i : i+1]
-		if s[i] == '\r' && i+1 < len(s) && s[i+1] == '\n' {
-			term = eolCRLF
-		}
+		term := [3]string{eolLF, eolCRLF, eolCR}[kind]
 		t.lines = append(t.lines, s[:i])
 		t.terms = append(t.terms, term)
-		if counts[term] == 0 {
-			first = append(first, term)
+		if counts[kind] == 0 {
+			first = append(first, kind)
 		}
-		counts[term]++
+		counts[kind]++
 		s = s[i+len(term):]
 	}
 	t.eol = eolLF
 	best := 0
-	for _, term := range first {
-		if counts[term] > best {
-			best, t.eol = counts[term], term
+	for _, kind := range first {
+		if counts[kind] > best {
+			best, t.eol = counts[kind], [3]string{eolLF, eolCRLF, eolCR}[kind]
 		}
 	}
 	return t, nil
+}
+
+// splitLF fills t from s, which holds no CR: every terminator is LF.
+func splitLF(t *fileText, s string) {
+	n := strings.Count(s, "\n")
+	if len(s) > 0 && s[len(s)-1] != '\n' {
+		n++
+		t.noFinal = true
+	}
+	t.lines = make([]string, n)
+	t.terms = make([]string, n)
+	for k := 0; k < n; k++ {
+		i := strings.IndexByte(s, '\n')
+		if i < 0 {
+			t.lines[k] = s // the last line, without a terminator
+			break
+		}
+		t.lines[k], t.terms[k] = s[:i], eolLF
+		s = s[i+1:]
+	}
+	t.eol = eolLF
 }
 
 // textFromAdd is the text of an added file: the lines joined with LF, plus
