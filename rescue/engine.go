@@ -57,10 +57,29 @@ type world struct {
 	// ids maps a physical path to its slot key: the first physical path
 	// seen for the same file identity (hard links, case variants).
 	ids map[string]string
+	// views holds the index of each snapshot's text, built once and reused
+	// by every resolution (the re-verification of a rendered patch places
+	// its chunks in the same view).
+	views map[*fileText]*FileView
 }
 
 func newWorld(dir string, flavor hostpath.Flavor, g *worktree.Guard) *world {
-	return &world{dir: dir, flavor: flavor, guard: g, verdicts: map[string]worktree.Verdict{}, snaps: map[string]*snapshot{}, ids: map[string]string{}}
+	return &world{dir: dir, flavor: flavor, guard: g, verdicts: map[string]worktree.Verdict{}, snaps: map[string]*snapshot{}, ids: map[string]string{},
+		views: map[*fileText]*FileView{}}
+}
+
+// view returns the index of l's current text: cached for a snapshot's own
+// text, built afresh for a text an earlier hunk produced.
+func (w *world) view(l *lineage) *FileView {
+	if l.cur != l.base || l.base == nil {
+		return NewFileView(l.cur.lines, l.exactOnly)
+	}
+	v, ok := w.views[l.base]
+	if !ok || v.ExactOnly() != l.exactOnly {
+		v = NewFileView(l.base.lines, l.exactOnly)
+		w.views[l.base] = v
+	}
+	return v
 }
 
 func (w *world) check(path string) worktree.Verdict {
@@ -307,7 +326,7 @@ func (w *world) resolveHunks(p *Patch, r *resolution, failKey *string) error {
 					return err
 				}
 			}
-			view := NewFileView(l.cur.lines, l.exactOnly)
+			view := w.view(l)
 			var pls []*Placement
 			var chs []*Chunk
 			cursor := 0
