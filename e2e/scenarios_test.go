@@ -65,6 +65,24 @@ func wantAbsent(t *testing.T, path string) {
 	}
 }
 
+// Fixtures of scenario a, shared with the host-alone control.
+var (
+	staleQuotes  = "\"\"\"Greeting helpers.\"\"\"\n\n\ndef greet(name):\n    banner = \u201cWelcome!\u201d\n    return banner + name\n\n\ndef farewell(name):\n    return \"Bye \" + name   \n"
+	staleConfig  = "[server]\nhost = \"localhost\"   \nport = 8080\ndebug = false\n\n[client]\nretries = 3\t\n"
+	stalePatches = []fp.ToolCall{
+		patch(update("greet.py", "@@", " def greet(name):", `     banner = "Welcome!"`, "-    return banner + name", `+    return banner + ", " + name`)),
+		patch(update("config.ini", "@@", " [server]", ` host = "localhost"`, "-port = 8080", "+port = 9090", " debug = false")),
+	}
+	eolCRLF    = "alpha\r\nbeta\r\ngamma\r\ndelta\r\n"
+	eolNoFinal = "one\ntwo\nthree"
+	eolBOM     = "\ufefffirst\nsecond\nthird\n"
+	eolPatches = []fp.ToolCall{
+		patch(update("crlf.txt", "@@", " alpha", "-beta", "+BETA", " gamma")),
+		patch(update("bom.txt", "@@", " first", "-second", "+SECOND", " third")),
+		patch(update("nofinal.txt", "@@", " one", "-two", "+TWO", " three")),
+	}
+)
+
 // Stale patches (scenario a): the model's context lines drifted from the
 // file (straight vs curly quotes, lost trailing spaces). The host alone
 // matches them loosely and then writes the model's version of the context
@@ -72,16 +90,14 @@ func wantAbsent(t *testing.T, path string) {
 // every other line keeps its bytes, the drifted context line included.
 func TestStalePatchRescued(t *testing.T) {
 	t.Parallel()
-	quotes := "\"\"\"Greeting helpers.\"\"\"\n\n\ndef greet(name):\n    banner = \u201cWelcome!\u201d\n    return banner + name\n\n\ndef farewell(name):\n    return \"Bye \" + name   \n"
-	config := "[server]\nhost = \"localhost\"   \nport = 8080\ndebug = false\n\n[client]\nretries = 3\t\n"
-	plain := "first\nsecond\n"
-	p := newProject(t, withSlim, map[string]string{"greet.py": quotes, "config.ini": config, "plain.txt": plain})
+	quotes, config := staleQuotes, staleConfig
+	p := newProject(t, withSlim, map[string]string{"greet.py": quotes, "config.ini": config, "plain.txt": "first\nsecond\n"})
 	// One turn with three parallel calls, as models often send them.
 	r := p.run(
 		fp.Calls(
 			patch(update("plain.txt", "@@", " first", "-second", "+second, edited", "+third")),
-			patch(update("greet.py", "@@", " def greet(name):", `     banner = "Welcome!"`, "-    return banner + name", `+    return banner + ", " + name`)),
-			patch(update("config.ini", "@@", " [server]", ` host = "localhost"`, "-port = 8080", "+port = 9090", " debug = false")),
+			stalePatches[0],
+			stalePatches[1],
 		),
 		fp.Text("done"),
 	)
@@ -105,18 +121,9 @@ func TestStalePatchRescued(t *testing.T) {
 // host is the intended text, and refuses the one it cannot express.
 func TestPatchLineEndsAndBOM(t *testing.T) {
 	t.Parallel()
-	crlf := "alpha\r\nbeta\r\ngamma\r\ndelta\r\n"
-	noFinal := "one\ntwo\nthree"
-	bom := "\ufefffirst\nsecond\nthird\n"
-	p := newProject(t, withSlim, map[string]string{"crlf.txt": crlf, "nofinal.txt": noFinal, "bom.txt": bom})
-	r := p.run(
-		fp.Calls(
-			patch(update("crlf.txt", "@@", " alpha", "-beta", "+BETA", " gamma")),
-			patch(update("bom.txt", "@@", " first", "-second", "+SECOND", " third")),
-			patch(update("nofinal.txt", "@@", " one", "-two", "+TWO", " three")),
-		),
-		fp.Text("done"),
-	)
+	noFinal := eolNoFinal
+	p := newProject(t, withSlim, map[string]string{"crlf.txt": eolCRLF, "nofinal.txt": eolNoFinal, "bom.txt": eolBOM})
+	r := p.run(fp.Calls(eolPatches...), fp.Text("done"))
 	t.Run("CRLF file keeps CRLF", func(t *testing.T) {
 		wantPrefix(t, "crlf.txt result", r.result(t, 0, 0), patchSuccess)
 		wantFile(t, p, "crlf.txt", "alpha\r\nBETA\r\ngamma\r\ndelta\r\n")
@@ -262,4 +269,31 @@ func TestSlimAbsentEverythingPasses(t *testing.T) {
 			}
 		})
 	}
+}
+
+// The control for scenario a: the same patches on the host alone. Each file
+// comes out other than the slim scenarios demand, so those scenarios can only
+// pass because slim acted (and a host release that changes this behaviour
+// shows up here first).
+func TestHostAloneControl(t *testing.T) {
+	t.Parallel()
+	p := newProject(t, noPlugin, map[string]string{
+		"greet.py": staleQuotes, "config.ini": staleConfig,
+		"crlf.txt": eolCRLF, "nofinal.txt": eolNoFinal, "bom.txt": eolBOM,
+	})
+	r := p.run(fp.Calls(append(append([]fp.ToolCall{}, stalePatches...), eolPatches...)...), fp.Text("done"))
+	for i := 0; i < len(stalePatches)+len(eolPatches); i++ {
+		wantPrefix(t, "host-alone patch", r.result(t, 0, i), patchSuccess)
+	}
+	// The loosely matched context line is written as the model spelled it.
+	quotes := replaceOnce(t, staleQuotes, "    banner = \u201cWelcome!\u201d\n", "    banner = \"Welcome!\"\n")
+	wantFile(t, p, "greet.py", replaceOnce(t, quotes, "    return banner + name\n", "    return banner + \", \" + name\n"))
+	config := replaceOnce(t, staleConfig, "host = \"localhost\"   \n", "host = \"localhost\"\n")
+	wantFile(t, p, "config.ini", replaceOnce(t, config, "port = 8080\n", "port = 9090\n"))
+	// Lines of the hunk lose their CR; the line after it keeps it.
+	wantFile(t, p, "crlf.txt", "alpha\nBETA\ngamma\ndelta\r\n")
+	// A final newline appears.
+	wantFile(t, p, "nofinal.txt", "one\nTWO\nthree\n")
+	// The BOM survives on the host alone too.
+	wantFile(t, p, "bom.txt", "\ufefffirst\nSECOND\nthird\n")
 }
