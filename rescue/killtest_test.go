@@ -187,7 +187,6 @@ func TestApplyKill(t *testing.T) {
 	if runtime.GOOS == "windows" {
 		t.Skip("SIGKILL test needs a POSIX system")
 	}
-	requireEngine(t)
 	bin := buildSlim(t)
 	r := rand.New(rand.NewPCG(*propSeed, 0x6b11))
 	linesPerBig := 130_000 // about 5 MB each

@@ -183,7 +183,6 @@ func TestPropertyDrift(t *testing.T) {
 	if testing.Short() && n > 40 {
 		n = 40
 	}
-	requireEngine(t)
 	files := goSources(t, n, *propSeed)
 	if len(files) < n {
 		t.Logf("only %d usable files", len(files))
@@ -403,16 +402,6 @@ func dumpCase(t *testing.T, c *drift.Case, n int, msg string) {
 	os.WriteFile(filepath.Join(dir, "disk"), c.DiskBytes(), 0o644)
 	os.WriteFile(filepath.Join(dir, "want"), c.Expected(), 0o644)
 	os.WriteFile(filepath.Join(dir, "failure.txt"), []byte(msg+"\n"), 0o644)
-}
-
-// requireEngine skips while rescue.Process is still the placeholder that
-// refuses everything as not built. Remove once the engine has landed.
-func requireEngine(t testing.TB) {
-	t.Helper()
-	_, err := rescue.Process([]byte("*** Begin Patch\n*** Add File: x\n+x\n*** End Patch\n"), rescue.Options{Directory: t.TempDir(), Worktree: "/"})
-	if err != nil && strings.Contains(err.Error(), "not built yet") {
-		t.Skip("rescue engine not built yet")
-	}
 }
 
 func firstLine(s string) string {
