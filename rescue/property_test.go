@@ -483,3 +483,116 @@ func runLookalike(t *testing.T, tests []lookalikeCase) {
 		})
 	}
 }
+
+// TestPropertyMultiChunk is the two-outcome property for patches with 2 to
+// 5 chunks in one Update (the cursor, rendering and host check across
+// chunks), with no drift, trailing blanks and curly quotes on every context
+// line, or CRLF. Each chunk's old lines are unique in the file, even by the
+// coarse key, so every case must apply, and give exactly the edits.
+func TestPropertyMultiChunk(t *testing.T) {
+	n := *propFiles
+	if testing.Short() && n > 40 {
+		n = 40
+	}
+	files := goSources(t, n, *propSeed+1000)
+	r := rand.New(rand.NewPCG(*propSeed, 0x3c4a))
+	root := t.TempDir()
+	counts := map[string][2]int{} // drift -> {cases, rewritten}
+	failures := 0
+	for id, f := range files {
+		view := drift.Split(f.data)
+		edits := drift.SpreadEdits(r, view, 2+r.IntN(4), 3)
+		if len(edits) < 2 || !uniqueChunks(view, edits) {
+			continue
+		}
+		kind := []string{"none", "blanks+curly", "crlf"}[r.IntN(3)]
+		disk := drift.Clone(view)
+		for _, e := range edits {
+			for i := max(0, e.Start-3); i < min(len(disk), e.Start+e.Del+3); i++ {
+				inEdit := i >= e.Start && i < e.Start+e.Del
+				switch {
+				case kind == "blanks+curly" && !inEdit:
+					disk[i].Text = drift.Curl(disk[i].Text) + " \t"
+				}
+			}
+		}
+		if kind == "crlf" {
+			for i := range disk {
+				if disk[i].EOL == "\n" {
+					disk[i].EOL = "\r\n"
+				}
+			}
+		}
+		patch := "*** Begin Patch\n" + drift.UpdateHunk(f.rel, view, edits, 3) + "*** End Patch\n"
+		want := string(drift.ApplyAll(disk, edits))
+		c := counts[kind]
+		c[0]++
+		report := func(format string, args ...any) {
+			failures++
+			if failures <= 10 {
+				t.Errorf("%s (%s, %d chunks): %s\npatch:\n%s", f.rel, kind, len(edits), fmt.Sprintf(format, args...), patch)
+			}
+		}
+
+		dir := filepath.Join(root, fmt.Sprint(id))
+		writeTree(t, dir, map[string][]byte{f.rel: drift.Join(disk)})
+		if _, err := rescue.Process([]byte(patch), rescue.Options{Directory: dir, Worktree: "/", Apply: true}); err != nil {
+			report("apply mode refused: %v", err)
+		} else if got := snapshot(t, dir)[f.rel]; got != want {
+			report("apply mode gave other bytes:\n%s", lineDiff(want, got))
+		}
+
+		dir2 := dir + "-rewrite"
+		writeTree(t, dir2, map[string][]byte{f.rel: drift.Join(disk)})
+		res, err := rescue.Process([]byte(patch), rescue.Options{Directory: dir2, Worktree: "/"})
+		if err != nil {
+			report("rewrite mode refused: %v", err)
+			counts[kind] = c
+			continue
+		}
+		if res.Decision == rescue.DecisionRewrite {
+			c[1]++
+		}
+		if _, err := rescue.Process([]byte(*res.PatchText), rescue.Options{Directory: dir2, Worktree: "/", Apply: true}); err != nil {
+			report("the handed-on patch does not apply: %v\n%s", err, *res.PatchText)
+		} else if got := snapshot(t, dir2)[f.rel]; got != want {
+			report("the handed-on patch gives other bytes:\n%s\nhanded on:\n%s", lineDiff(want, got), *res.PatchText)
+		}
+		counts[kind] = c
+	}
+	for _, k := range []string{"none", "blanks+curly", "crlf"} {
+		t.Logf("%-13s %4d cases, %4d rewritten in rewrite mode", k, counts[k][0], counts[k][1])
+	}
+	if failures > 10 {
+		t.Errorf("... %d failures in all", failures)
+	}
+}
+
+// uniqueChunks reports whether each edit's old lines (3 lines of context)
+// occur once in view by the coarse key.
+func uniqueChunks(view []drift.Line, edits []drift.Edit) bool {
+	keys := make([]string, len(view))
+	for i, l := range view {
+		keys[i] = drift.CoarseKey(l.Text)
+	}
+	for _, e := range edits {
+		lo, hi := max(0, e.Start-3), min(len(view), e.Start+e.Del+3)
+		n := 0
+		for p := 0; p+hi-lo <= len(keys) && n < 2; p++ {
+			same := true
+			for i := lo; i < hi; i++ {
+				if keys[p+i-lo] != keys[i] {
+					same = false
+					break
+				}
+			}
+			if same {
+				n++
+			}
+		}
+		if n != 1 {
+			return false
+		}
+	}
+	return true
+}
