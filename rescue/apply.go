@@ -39,7 +39,6 @@ func (w *world) applyTop() string {
 
 // plan lists the changes of r in first-touch order.
 func (w *world) plan(r *resolution) ([]*change, error) {
-	top := w.applyTop()
 	modeOf := map[string]*lineage{}
 	for _, l := range r.lineages {
 		if l.dest != "" {
@@ -68,8 +67,12 @@ func (w *world) plan(r *resolution) ([]*change, error) {
 				continue // nothing changes
 			}
 		}
-		rel, err := filepath.Rel(top, key)
-		if err != nil || rel == ".." || strings.HasPrefix(rel, ".."+string(filepath.Separator)) || filepath.IsAbs(rel) {
+		// The guard's Rel, not a lexical Rel of the physical path: a target
+		// may lie below the top by file identity while spelt another way
+		// (a case variant, a bind mount), where filepath.Rel gives "../".
+		v, ok := w.keyVerdicts[key]
+		rel, err := w.guard.RelToTop(v)
+		if !ok || err != nil || rel == ".." || strings.HasPrefix(rel, ".."+string(filepath.Separator)) || filepath.IsAbs(rel) {
 			return nil, &slimerr.Error{Kind: slimerr.Blocked, Code: slimerr.CodeOutsideWorkspace,
 				Message: "apply_patch blocked: patch contains path outside workspace root: " + key}
 		}

@@ -57,6 +57,9 @@ type world struct {
 	// ids maps a physical path to its slot key: the first physical path
 	// seen for the same file identity (hard links, case variants).
 	ids map[string]string
+	// keyVerdicts holds, for each slot key, the verdict of the path that
+	// created it; apply locates the slot below the root with its Rel.
+	keyVerdicts map[string]worktree.Verdict
 	// views holds the index of each snapshot's text, built once and reused
 	// by every resolution (the re-verification of a rendered patch places
 	// its chunks in the same view).
@@ -65,7 +68,7 @@ type world struct {
 
 func newWorld(dir string, flavor hostpath.Flavor, g *worktree.Guard) *world {
 	return &world{dir: dir, flavor: flavor, guard: g, verdicts: map[string]worktree.Verdict{}, snaps: map[string]*snapshot{}, ids: map[string]string{},
-		views: map[*fileText]*FileView{}}
+		keyVerdicts: map[string]worktree.Verdict{}, views: map[*fileText]*FileView{}}
 }
 
 // view returns the index of l's current text: cached for a snapshot's own
@@ -118,9 +121,10 @@ func (w *world) snap(physical string) (*snapshot, error) {
 	return s, nil
 }
 
-// key returns the slot key of a physical path: existing files are keyed by
-// identity, new ones by their physical path.
-func (w *world) key(physical string) (string, error) {
+// key returns the slot key of an inside verdict's physical path: existing
+// files are keyed by identity, new ones by their physical path.
+func (w *world) key(v worktree.Verdict) (string, error) {
+	physical := v.Physical
 	if k, ok := w.ids[physical]; ok {
 		return k, nil
 	}
@@ -141,6 +145,9 @@ func (w *world) key(physical string) (string, error) {
 		}
 	}
 	w.ids[physical] = k
+	if k == physical {
+		w.keyVerdicts[k] = v
+	}
 	return k, nil
 }
 
@@ -400,7 +407,7 @@ func (w *world) target(path string, r *resolution) (target, error) {
 	if !v.Inside {
 		return target{}, w.guard.BlockError("apply_patch", v)
 	}
-	key, err := w.key(v.Physical)
+	key, err := w.key(v)
 	if err != nil {
 		return target{}, err
 	}

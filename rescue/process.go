@@ -369,7 +369,7 @@ func (w *world) hostCheck(text string, r *resolution) ([]string, map[string]stri
 		if !v.Inside {
 			return abs
 		}
-		k, err := w.key(v.Physical)
+		k, err := w.key(v)
 		if err != nil {
 			return abs
 		}
