@@ -25,11 +25,13 @@ const (
 	ChangedContext  Kind = "changed-context"  // one context line was edited by someone else
 	DuplicatedBlock Kind = "duplicated-block" // the chunk's old lines now occur twice
 	RewrittenRegion Kind = "rewritten-region" // every removed line was rewritten by someone else
+	BOM             Kind = "bom"              // a UTF-8 byte order mark was added at the start
+	MixedEOL        Kind = "mixed-eol"        // the chunk's lines got CRLF in an otherwise LF file
 )
 
 // Kinds lists every drift kind in report order.
 var Kinds = []Kind{None, CurlyInFile, CurlyInPatch, TrailingSpaces, TabsToSpaces, CRLF,
-	NoFinalNewline, ChangedContext, DuplicatedBlock, RewrittenRegion}
+	NoFinalNewline, ChangedContext, DuplicatedBlock, RewrittenRegion, BOM, MixedEOL}
 
 // Want is the outcome a case requires. Either means both outcomes are
 // acceptable (the two-outcome property still applies: a correct apply or a
@@ -69,10 +71,19 @@ type Case struct {
 	Why       string // why Want is what it is
 }
 
-// Expected returns the bytes a correct apply must leave on disk.
+// Expected returns the bytes a correct apply must leave on disk. A UTF-8
+// BOM is set aside and restored: it is part of no line (ERRATA 24).
 func (c *Case) Expected() []byte {
-	return Apply(c.Disk, c.DiskStart, c.Edit.Del, c.Edit.Add)
+	disk := c.Disk
+	if len(disk) > 0 && strings.HasPrefix(disk[0].Text, bom) {
+		disk = Clone(disk)
+		disk[0].Text = strings.TrimPrefix(disk[0].Text, bom)
+		return append([]byte(bom), Apply(disk, c.DiskStart, c.Edit.Del, c.Edit.Add)...)
+	}
+	return Apply(disk, c.DiskStart, c.Edit.Del, c.Edit.Add)
 }
+
+const bom = "\ufeff"
 
 // DiskBytes returns the drifted file.
 func (c *Case) DiskBytes() []byte { return Join(c.Disk) }
@@ -154,6 +165,20 @@ func (c *Case) build(r *rand.Rand) bool {
 				c.Disk[i].EOL = "\r\n"
 			}
 		}
+	case BOM:
+		if strings.HasPrefix(c.Disk[0].Text, bom) {
+			return false
+		}
+		c.Disk[0].Text = bom + c.Disk[0].Text
+	case MixedEOL:
+		for i := os; i < oe; i++ {
+			if c.Disk[i].EOL == "\n" {
+				c.Disk[i].EOL = "\r\n"
+			}
+		}
+		if DominantEOL(c.Disk) != "\n" {
+			return false // a short file: CRLF would become dominant
+		}
 	case NoFinalNewline:
 		last := len(c.Disk) - 1
 		if c.Disk[last].EOL == "" {
@@ -185,7 +210,7 @@ func (c *Case) build(r *rand.Rand) bool {
 		panic("drift: unknown kind " + string(c.Kind))
 	}
 	switch c.Kind {
-	case None, CurlyInFile, CurlyInPatch, TrailingSpaces, CRLF, NoFinalNewline:
+	case None, CurlyInFile, CurlyInPatch, TrailingSpaces, CRLF, NoFinalNewline, BOM, MixedEOL:
 		// Every old line matches its disk line on a seek rung (exact,
 		// unicode, trim-end, unicode-trim-end). If no other place agrees
 		// even by a much coarser key, that is the one candidate.

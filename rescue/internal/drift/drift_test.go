@@ -177,7 +177,7 @@ func checkCase(t *testing.T, c *Case) {
 		}
 		if c.Orig[i] != c.Disk[i] {
 			changedLines++
-			if c.Kind != CRLF && c.Kind != NoFinalNewline && (i < os || i >= oe) {
+			if c.Kind != CRLF && c.Kind != NoFinalNewline && c.Kind != BOM && (i < os || i >= oe) {
 				t.Errorf("%s: line %d outside the old lines changed", c, i+1)
 			}
 		}
@@ -198,6 +198,17 @@ func checkCase(t *testing.T, c *Case) {
 	case NoFinalNewline:
 		if c.Disk[len(c.Disk)-1].EOL != "" {
 			t.Errorf("%s: final newline kept", c)
+		}
+	case BOM:
+		if !bytes.HasPrefix(c.DiskBytes(), []byte("\ufeff")) || !bytes.HasPrefix(c.Expected(), []byte("\ufeff")) {
+			t.Errorf("%s: BOM missing on disk or in the expected bytes", c)
+		}
+		if bytes.Count(c.Expected(), []byte("\ufeff")) != 1 {
+			t.Errorf("%s: expected bytes hold the BOM more than once", c)
+		}
+	case MixedEOL:
+		if changedLines == 0 || DominantEOL(c.Disk) != "\n" {
+			t.Errorf("%s: no CRLF lines, or CRLF dominant", c)
 		}
 	case DuplicatedBlock:
 		if len(c.Disk) != len(c.Orig)+oe-os {
@@ -222,7 +233,7 @@ func checkCase(t *testing.T, c *Case) {
 	}
 	// For kinds that keep the terminators, the expected text is exactly
 	// the disk with the edit spliced in.
-	if c.Kind != CRLF && c.Kind != NoFinalNewline {
+	if c.Kind != CRLF && c.Kind != NoFinalNewline && c.Kind != BOM && c.Kind != MixedEOL {
 		var b bytes.Buffer
 		b.Write(Join(c.Disk[:c.DiskStart]))
 		for _, a := range c.Edit.Add {
