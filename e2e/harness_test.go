@@ -14,7 +14,6 @@ import (
 	"runtime"
 	"strings"
 	"sync"
-	"syscall"
 	"testing"
 	"time"
 
@@ -421,8 +420,7 @@ func (p *project) run(script ...fakeprovider.Turn) *hostRun {
 	var stdout, stderr bytes.Buffer
 	cmd.Stdout = &stdout
 	cmd.Stderr = &stderr
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
-	cmd.Cancel = func() error { return syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL) }
+	inOwnProcessGroup(cmd)
 	cmd.WaitDelay = 5 * time.Second
 	start := time.Now()
 	err = cmd.Start()
@@ -433,7 +431,7 @@ func (p *project) run(script ...fakeprovider.Turn) *hostRun {
 	r.exitErr = cmd.Wait()
 	r.elapsed = time.Since(start)
 	// Whatever the host left running in its group goes too.
-	_ = syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
+	_ = killGroup(cmd)
 	r.timedOut = errors.Is(ctx.Err(), context.DeadlineExceeded)
 	if err := srv.Close(); err != nil {
 		t.Errorf("fake provider: %v", err)
