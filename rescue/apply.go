@@ -48,7 +48,7 @@ func (w *world) plan(r *resolution) ([]*change, error) {
 	var out []*change
 	for _, key := range r.touched {
 		s := w.snaps[key]
-		final := r.finals[key]
+		final := r.final(key)
 		if s == nil {
 			return nil, internalErr(nil, "no snapshot for %s", key)
 		}

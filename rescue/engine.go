@@ -196,10 +196,39 @@ type resolution struct {
 	chunks   []ChunkReport
 	// finals maps each touched slot key to its final content (nil when
 	// the slot ends absent).
-	finals  map[string][]byte
+	finals map[string][]byte
+	// texts holds the final text of the touched slots a lineage ends in;
+	// their bytes are rendered into finals only when asked for (final).
+	texts   map[string]*fileText
 	touched []string // slot keys in first-touch order
 	abs     map[string]string
 	changed bool // a rescue or repair made the input unusable as is
+}
+
+// final returns the final content of a touched slot (nil when it ends
+// absent).
+func (r *resolution) final(key string) []byte {
+	if b, ok := r.finals[key]; ok {
+		return b
+	}
+	t := r.texts[key]
+	if t == nil {
+		return nil
+	}
+	b := t.bytes()
+	r.finals[key] = b
+	return b
+}
+
+// sameFinal reports whether slot key ends with the same content in a and
+// b. Texts with the same lines and terminators give the same bytes, which
+// is cheap to see when they share the snapshot's line strings; otherwise
+// the bytes are compared.
+func sameFinal(a, b *resolution, key string) bool {
+	if ta, tb := a.texts[key], b.texts[key]; ta != nil && tb != nil && ta.sameAs(tb) {
+		return true
+	}
+	return sameBytes(a.final(key), b.final(key))
 }
 
 // target is one hunk path resolved.
@@ -214,7 +243,7 @@ type target struct {
 // returns the slot key of the hunk that failed, when known.
 func (w *world) resolve(p *Patch) (*resolution, string, error) {
 	failKey := ""
-	r := &resolution{finals: map[string][]byte{}, abs: map[string]string{}}
+	r := &resolution{finals: map[string][]byte{}, texts: map[string]*fileText{}, abs: map[string]string{}}
 	err := w.resolveHunks(p, r, &failKey)
 	if err != nil {
 		return nil, failKey, err
@@ -226,7 +255,7 @@ func (w *world) resolve(p *Patch) (*resolution, string, error) {
 // (repairs and chunk reports), for the diagnostics of a refusal.
 func (w *world) partial(p *Patch) (*resolution, error) {
 	failKey := ""
-	r := &resolution{finals: map[string][]byte{}, abs: map[string]string{}}
+	r := &resolution{finals: map[string][]byte{}, texts: map[string]*fileText{}, abs: map[string]string{}}
 	err := w.resolveHunks(p, r, &failKey)
 	return r, err
 }
@@ -389,7 +418,7 @@ func (w *world) resolveHunks(p *Patch, r *resolution, failKey *string) error {
 	for _, key := range r.touched {
 		st := states[key]
 		if st.exists && st.lin != nil {
-			r.finals[key] = st.lin.cur.bytes()
+			r.texts[key] = st.lin.cur // rendered to bytes on first use
 		} else if st.exists {
 			s := w.snaps[key]
 			r.finals[key] = s.data

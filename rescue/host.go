@@ -34,7 +34,10 @@ import (
 
 // hostFile is a file as the host model sees it.
 type hostFile struct {
-	data   []byte
+	data []byte
+	// text, when set, is data as a string (the snapshot's parsed text), so
+	// the model need not copy the file again.
+	text   string
 	exists bool
 	dir    bool
 }
@@ -431,7 +434,11 @@ func hostApply(text, dir string, flavor hostpath.Flavor, read func(abs string) h
 			if !hf.exists || hf.dir {
 				return nil, &hostError{path: abs, msg: "Failed to read file to update: " + abs}
 			}
-			content, err := hostDerive(abs, h.chunks, string(hf.data))
+			text := hf.text
+			if len(text) != len(hf.data) {
+				text = string(hf.data)
+			}
+			content, err := hostDerive(abs, h.chunks, text)
 			if err != nil {
 				return nil, &hostError{path: abs, msg: err.Error()}
 			}

@@ -336,7 +336,7 @@ func (w *world) verifyRendered(text string, want *resolution) ([]string, map[str
 		return all("the rewritten patch does not resolve: " + slimerr.From(err).Message)
 	}
 	for _, k := range want.touched {
-		if !sameFinal(want.finals[k], got.finals[k]) {
+		if !sameFinal(want, got, k) {
 			fail(k, "the rewritten patch gives a different text")
 		}
 	}
@@ -348,7 +348,7 @@ func (w *world) verifyRendered(text string, want *resolution) ([]string, map[str
 	return failing, reasons
 }
 
-func sameFinal(a, b []byte) bool {
+func sameBytes(a, b []byte) bool {
 	return (a == nil) == (b == nil) && bytes.Equal(a, b)
 }
 
@@ -380,7 +380,11 @@ func (w *world) hostCheck(text string, r *resolution) ([]string, map[string]stri
 		if s == nil {
 			return hostFile{}
 		}
-		return hostFile{data: s.data, exists: s.exists || s.other, dir: s.other}
+		hf := hostFile{data: s.data, exists: s.exists || s.other, dir: s.other}
+		if s.text != nil {
+			hf.text = s.text.raw
+		}
+		return hf
 	}
 	hr, err := hostApply(text, w.dir, w.flavor, read)
 	if err != nil {
@@ -406,19 +410,19 @@ func (w *world) hostCheck(text string, r *resolution) ([]string, map[string]stri
 		wrote[k] = true
 	}
 	for _, k := range r.touched {
-		want := r.finals[k]
+		want := r.final(k)
 		var have []byte
 		if wrote[k] {
 			have = got[k]
 		} else if s := w.snaps[k]; s != nil && s.exists {
 			have = s.data
 		}
-		if !sameFinal(want, have) {
+		if !sameBytes(want, have) {
 			fail(k, "the host would write different bytes"+firstDiff(want, have))
 		}
 	}
 	for k := range wrote {
-		if _, ok := r.finals[k]; !ok {
+		if _, ok := r.abs[k]; !ok {
 			fail(k, "the host would write a file slim does not")
 		}
 	}

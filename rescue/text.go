@@ -31,6 +31,9 @@ type fileText struct {
 	// noFinal is true when the original text was non-empty and its last
 	// line had no terminator; the state is kept through edits.
 	noFinal bool
+	// raw is the whole text as read (BOM included) for a parsed file; the
+	// lines are slices of it. Empty for a text built by edits.
+	raw string
 }
 
 // errBinary reports a file that is not UTF-8 text.
@@ -42,14 +45,15 @@ func (errBinary) Error() string { return "binary or non-UTF-8" }
 // invalid UTF-8.
 func parseText(data []byte) (*fileText, error) {
 	t := &fileText{}
-	if bytes.HasPrefix(data, utf8BOM) {
-		t.bom = true
-		data = data[len(utf8BOM):]
-	}
 	if bytes.IndexByte(data, 0) >= 0 || !utf8.Valid(data) {
 		return nil, errBinary{}
 	}
-	s := string(data)
+	t.raw = string(data)
+	s := t.raw
+	if strings.HasPrefix(s, string(utf8BOM)) {
+		t.bom = true
+		s = s[len(utf8BOM):]
+	}
 	if strings.IndexByte(s, '\r') < 0 {
 		splitLF(t, s)
 		return t, nil
@@ -224,9 +228,25 @@ func (t *fileText) fixTerms() {
 	}
 }
 
+// sameAs reports whether t and o have the same BOM, lines and
+// terminators, so the same bytes. Lines that share their storage compare
+// in constant time.
+func (t *fileText) sameAs(o *fileText) bool {
+	if t.bom != o.bom || len(t.lines) != len(o.lines) {
+		return false
+	}
+	for i := range t.lines {
+		if t.lines[i] != o.lines[i] || t.terms[i] != o.terms[i] {
+			return false
+		}
+	}
+	return true
+}
+
 // clone returns a copy that can be edited independently.
 func (t *fileText) clone() *fileText {
 	c := *t
+	c.raw = ""
 	c.lines = append([]string(nil), t.lines...)
 	c.terms = append([]string(nil), t.terms...)
 	return &c
