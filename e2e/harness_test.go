@@ -390,6 +390,7 @@ type hostRun struct {
 	stderr   string
 	tools    []toolEvent
 	elapsed  time.Duration
+	pid      int // the host's process (and process group) id
 	exitErr  error
 	timedOut bool
 }
@@ -398,6 +399,33 @@ type hostRun struct {
 // the host once. It fails the test on a timeout or when the host made no
 // request at all; everything else is for the caller to assert.
 func (p *project) run(script ...fakeprovider.Turn) *hostRun {
+	t := p.t
+	t.Helper()
+	r := p.runWithTimeout(runTimeout, script...)
+	if r.timedOut {
+		t.Fatalf("opencode run hit the %s timeout and was killed", runTimeout)
+	}
+	if len(r.provider.ScriptedRequests()) == 0 {
+		t.Fatalf("the host never asked the fake provider (exit %v)", r.exitErr)
+	}
+	// A plugin that fails to load does not fail the run (pitfall 3), and the
+	// plugin passes every call when slim misbehaves; both must be seen here.
+	if p.mode != noPlugin && strings.Contains(r.stderr, "failed to load plugin") {
+		t.Errorf("the host failed to load the slim plugin")
+	}
+	if p.mode == withSlim {
+		for _, line := range strings.Split(p.pluginLog(), "\n") {
+			if strings.Contains(line, `"level":"warn"`) || strings.Contains(line, `"level":"error"`) {
+				t.Errorf("the plugin logged a problem with slim: %s", clip(line, 600))
+			}
+		}
+	}
+	return r
+}
+
+// runWithTimeout runs the host once under the given hard timeout and
+// reports what happened, timeouts included, without judging it.
+func (p *project) runWithTimeout(timeout time.Duration, script ...fakeprovider.Turn) *hostRun {
 	t := p.t
 	t.Helper()
 	bin := hostBinary(t)
@@ -411,7 +439,7 @@ func (p *project) run(script ...fakeprovider.Turn) *hostRun {
 	r.provider = srv
 	p.writeConfig(srv.BaseURL())
 
-	ctx, cancel := context.WithTimeout(context.Background(), runTimeout)
+	ctx, cancel := context.WithTimeout(context.Background(), timeout)
 	defer cancel()
 	cmd := exec.CommandContext(ctx, bin, "run", "--format", "json", "--title", "e2e", "--print-logs", "--log-level", "INFO", "do it")
 	cmd.Dir = p.dir
@@ -428,6 +456,7 @@ func (p *project) run(script ...fakeprovider.Turn) *hostRun {
 		srv.Close()
 		t.Fatalf("start opencode: %v", err)
 	}
+	r.pid = cmd.Process.Pid
 	r.exitErr = cmd.Wait()
 	r.elapsed = time.Since(start)
 	// Whatever the host left running in its group goes too.
@@ -450,24 +479,6 @@ func (p *project) run(script ...fakeprovider.Turn) *hostRun {
 			t.Log(p.diagnostics(r))
 		}
 	})
-	if r.timedOut {
-		t.Fatalf("opencode run hit the %s timeout and was killed", runTimeout)
-	}
-	if len(srv.ScriptedRequests()) == 0 {
-		t.Fatalf("the host never asked the fake provider (exit %v)", r.exitErr)
-	}
-	// A plugin that fails to load does not fail the run (pitfall 3), and the
-	// plugin passes every call when slim misbehaves; both must be seen here.
-	if p.mode != noPlugin && strings.Contains(r.stderr, "failed to load plugin") {
-		t.Errorf("the host failed to load the slim plugin")
-	}
-	if p.mode == withSlim {
-		for _, line := range strings.Split(p.pluginLog(), "\n") {
-			if strings.Contains(line, `"level":"warn"`) || strings.Contains(line, `"level":"error"`) {
-				t.Errorf("the plugin logged a problem with slim: %s", clip(line, 600))
-			}
-		}
-	}
 	return r
 }
 
