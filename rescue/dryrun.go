@@ -42,7 +42,7 @@ func writeHunks(b *strings.Builder, from, to *fileText, ctx int) {
 		b.WriteString(prefix)
 		b.WriteString(t.lines[i])
 		b.WriteByte('\n')
-		if t.terms[i] == "" {
+		if t.terms[i] == eolNone {
 			b.WriteString("\\ No newline at end of file\n")
 		}
 	}

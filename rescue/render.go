@@ -175,7 +175,7 @@ func hasOldPlaced(ls []PlacedLine) bool {
 func keyed(t *fileText) []string {
 	out := make([]string, len(t.lines))
 	for i := range t.lines {
-		out[i] = t.lines[i] + t.terms[i]
+		out[i] = t.lines[i] + t.terms[i].String()
 	}
 	return out
 }

@@ -13,12 +13,22 @@ import (
 // MaxRescueSize is the size above which only exact matching runs.
 const MaxRescueSize = 8 << 20
 
+// eol is a line terminator, kept as a small code rather than a string so
+// a file's terminator list holds no pointers.
+type eol uint8
+
 // Line terminators.
 const (
-	eolLF   = "\n"
-	eolCRLF = "\r\n"
-	eolCR   = "\r"
+	eolNone eol = iota // a last line without a terminator
+	eolLF
+	eolCRLF
+	eolCR
 )
+
+var eolText = [...]string{eolNone: "", eolLF: "\n", eolCRLF: "\r\n", eolCR: "\r"}
+
+// String returns the terminator's bytes.
+func (e eol) String() string { return eolText[e] }
 
 var utf8BOM = []byte{0xEF, 0xBB, 0xBF}
 
@@ -26,8 +36,8 @@ var utf8BOM = []byte{0xEF, 0xBB, 0xBF}
 type fileText struct {
 	bom   bool
 	lines []string // without terminators
-	terms []string // each line's terminator; "" only for a last line without one
-	eol   string   // dominant terminator, for new lines
+	terms []eol    // each line's terminator; eolNone only for a last line without one
+	eol   eol      // dominant terminator, for new lines
 	// noFinal is true when the original text was non-empty and its last
 	// line had no terminator; the state is kept through edits.
 	noFinal bool
@@ -60,7 +70,7 @@ func parseText(data []byte) (*fileText, error) {
 	}
 	n := strings.Count(s, "\n") + strings.Count(s, "\r") + 1
 	t.lines = make([]string, 0, n)
-	t.terms = make([]string, 0, n)
+	t.terms = make([]eol, 0, n)
 	// counts by terminator (LF, CRLF, CR) and the order of first use, so a
 	// tie goes to the terminator seen first.
 	var counts [3]int
@@ -81,24 +91,24 @@ func parseText(data []byte) (*fileText, error) {
 		}
 		if i < 0 {
 			t.lines = append(t.lines, s)
-			t.terms = append(t.terms, "")
+			t.terms = append(t.terms, eolNone)
 			t.noFinal = true
 			break
 		}
-		term := [3]string{eolLF, eolCRLF, eolCR}[kind]
+		term := [3]eol{eolLF, eolCRLF, eolCR}[kind]
 		t.lines = append(t.lines, s[:i])
 		t.terms = append(t.terms, term)
 		if counts[kind] == 0 {
 			first = append(first, kind)
 		}
 		counts[kind]++
-		s = s[i+len(term):]
+		s = s[i+len(term.String()):]
 	}
 	t.eol = eolLF
 	best := 0
 	for _, kind := range first {
 		if counts[kind] > best {
-			best, t.eol = counts[kind], [3]string{eolLF, eolCRLF, eolCR}[kind]
+			best, t.eol = counts[kind], [3]eol{eolLF, eolCRLF, eolCR}[kind]
 		}
 	}
 	return t, nil
@@ -112,7 +122,7 @@ func splitLF(t *fileText, s string) {
 		t.noFinal = true
 	}
 	t.lines = make([]string, n)
-	t.terms = make([]string, n)
+	t.terms = make([]eol, n)
 	for k := 0; k < n; k++ {
 		i := strings.IndexByte(s, '\n')
 		if i < 0 {
@@ -139,7 +149,7 @@ func textFromAdd(lines []string) []byte {
 func (t *fileText) bytes() []byte {
 	size := 3
 	for i, l := range t.lines {
-		size += len(l) + len(t.terms[i])
+		size += len(l) + len(t.terms[i].String())
 	}
 	b := bytes.NewBuffer(make([]byte, 0, size)) // never nil: nil means "no file"
 	if t.bom {
@@ -147,7 +157,7 @@ func (t *fileText) bytes() []byte {
 	}
 	for i, l := range t.lines {
 		b.WriteString(l)
-		b.WriteString(t.terms[i])
+		b.WriteString(t.terms[i].String())
 	}
 	if b.Len() == 0 {
 		return []byte{}
@@ -156,7 +166,7 @@ func (t *fileText) bytes() []byte {
 }
 
 // eolName names an EOL for JSON.
-func eolName(e string) string {
+func eolName(e eol) string {
 	switch e {
 	case eolCRLF:
 		return "crlf"
@@ -168,7 +178,7 @@ func eolName(e string) string {
 
 // finalNewline reports whether the text ends with a terminator.
 func (t *fileText) finalNewline() bool {
-	return len(t.lines) > 0 && t.terms[len(t.terms)-1] != ""
+	return len(t.lines) > 0 && t.terms[len(t.terms)-1] != eolNone
 }
 
 // applyPlacements returns the text after replacing each placement's region
@@ -181,16 +191,22 @@ func (t *fileText) applyPlacements(pls []*Placement) *fileText {
 		size += len(pl.Lines)
 	}
 	out := &fileText{bom: t.bom, eol: t.eol, noFinal: t.noFinal,
-		lines: make([]string, 0, size), terms: make([]string, 0, size)}
+		lines: make([]string, 0, size), terms: make([]eol, 0, size)}
 	pos := 0
 	keep := func(i int) {
 		out.lines = append(out.lines, t.lines[i])
 		out.terms = append(out.terms, t.terms[i])
 	}
-	for _, pl := range pls {
-		for ; pos < pl.Start; pos++ {
-			keep(pos)
+	// keepRun copies the untouched lines [a, b) in one move.
+	keepRun := func(a, b int) {
+		if a < b {
+			out.lines = append(out.lines, t.lines[a:b]...)
+			out.terms = append(out.terms, t.terms[a:b]...)
 		}
+	}
+	for _, pl := range pls {
+		keepRun(pos, pl.Start)
+		pos = max(pos, pl.Start)
 		for _, l := range pl.Lines {
 			switch l.Op {
 			case OpContext:
@@ -202,9 +218,7 @@ func (t *fileText) applyPlacements(pls []*Placement) *fileText {
 		}
 		pos = pl.End
 	}
-	for ; pos < len(t.lines); pos++ {
-		keep(pos)
-	}
+	keepRun(pos, len(t.lines))
 	out.fixTerms()
 	return out
 }
@@ -214,7 +228,7 @@ func (t *fileText) applyPlacements(pls []*Placement) *fileText {
 func (t *fileText) fixTerms() {
 	n := len(t.lines)
 	for i := 0; i < n-1; i++ {
-		if t.terms[i] == "" {
+		if t.terms[i] == eolNone {
 			t.terms[i] = t.eol
 		}
 	}
@@ -222,8 +236,8 @@ func (t *fileText) fixTerms() {
 		return
 	}
 	if t.noFinal {
-		t.terms[n-1] = ""
-	} else if t.terms[n-1] == "" {
+		t.terms[n-1] = eolNone
+	} else if t.terms[n-1] == eolNone {
 		t.terms[n-1] = t.eol
 	}
 }
@@ -248,6 +262,6 @@ func (t *fileText) clone() *fileText {
 	c := *t
 	c.raw = ""
 	c.lines = append([]string(nil), t.lines...)
-	c.terms = append([]string(nil), t.terms...)
+	c.terms = append([]eol(nil), t.terms...)
 	return &c
 }

@@ -53,9 +53,17 @@ func TestParseTextMatchesReference(t *testing.T) {
 			t.Fatalf("%q: %v", s, err)
 		}
 		lines, terms, eol, noFinal := referenceSplit(s)
-		if len(got.lines) != len(lines) || (len(lines) > 0 && (!reflect.DeepEqual(got.lines, lines) || !reflect.DeepEqual(got.terms, terms))) ||
-			got.eol != eol || got.noFinal != noFinal {
+		if len(got.lines) != len(lines) || (len(lines) > 0 && (!reflect.DeepEqual(got.lines, lines) || !reflect.DeepEqual(termStrings(got.terms), terms))) ||
+			got.eol.String() != eol || got.noFinal != noFinal {
 			t.Fatalf("%q: got %q %q eol %q noFinal %v; want %q %q eol %q noFinal %v", s, got.lines, got.terms, got.eol, got.noFinal, lines, terms, eol, noFinal)
 		}
 	}
+}
+
+func termStrings(ts []eol) []string {
+	out := make([]string, len(ts))
+	for i, t := range ts {
+		out[i] = t.String()
+	}
+	return out
 }
