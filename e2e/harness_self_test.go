@@ -9,7 +9,7 @@ import (
 )
 
 // The harness's own promise: a host that hangs (here, on a model that never
-// answers) is killed, process group and all, when its hard timeout expires,
+// answers, or still starting on a busy machine) is killed, process group and all, when its hard timeout expires,
 // and the test learns that it timed out.
 func TestHarnessKillsHungHost(t *testing.T) {
 	t.Parallel()
@@ -25,8 +25,10 @@ func TestHarnessKillsHungHost(t *testing.T) {
 	if groupAlive(r.pid) {
 		t.Errorf("processes of the host's group %d are still running", r.pid)
 	}
-	if n := len(r.provider.ScriptedRequests()); n != 1 {
-		t.Errorf("the host made %d model requests, want the 1 that hung", n)
+	// On a busy machine the host may still be starting when the time is up;
+	// either way it must not have got past the hanging request.
+	if n := len(r.provider.ScriptedRequests()); n > 1 {
+		t.Errorf("the host made %d model requests, want at most the 1 that hung", n)
 	}
 	if strings.Contains(r.stdout, "too late") {
 		t.Errorf("the delayed answer reached the host")
