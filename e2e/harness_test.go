@@ -526,6 +526,9 @@ func (p *project) diagnostics(r *hostRun) string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "--- diagnostics (%s, artifacts in %s)\n", p.mode, r.dir)
 	fmt.Fprintf(&b, "exit: %v, elapsed %.1fs\n", r.exitErr, r.elapsed.Seconds())
+	for _, ev := range r.tools {
+		fmt.Fprintf(&b, "host tool part %s %s: %s %s\n", ev.CallID, ev.Tool, ev.Status, clip(ev.Error, 300))
+	}
 	for _, tr := range r.provider.ToolResults() {
 		fmt.Fprintf(&b, "tool result %s (%s): %s\n", tr.CallID, tr.Tool, clip(tr.Content, 600))
 	}
