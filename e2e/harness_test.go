@@ -524,7 +524,11 @@ func (r *hostRun) result(t *testing.T, turn, i int) string {
 // diagnostics summarizes a run for a failing test.
 func (p *project) diagnostics(r *hostRun) string {
 	var b strings.Builder
-	fmt.Fprintf(&b, "--- diagnostics (%s, artifacts in %s)\n", p.mode, r.dir)
+	where := "set SLIM_E2E_KEEP=DIR to keep the artifacts"
+	if os.Getenv("SLIM_E2E_KEEP") != "" {
+		where = "artifacts in " + r.dir
+	}
+	fmt.Fprintf(&b, "--- diagnostics (%s; %s)\n", p.mode, where)
 	fmt.Fprintf(&b, "exit: %v, elapsed %.1fs\n", r.exitErr, r.elapsed.Seconds())
 	for _, ev := range r.tools {
 		fmt.Fprintf(&b, "host tool part %s %s: %s %s\n", ev.CallID, ev.Tool, ev.Status, clip(ev.Error, 300))
