@@ -153,10 +153,14 @@ const (
 	// slimMissing: the plugin is installed but SLIM_BIN points nowhere and no
 	// slim is on PATH, so the plugin must let every call pass.
 	slimMissing
+	// slimTwice: like withSlim, plus a second copy of the plugin installed
+	// globally (`--global`, in $XDG_CONFIG_HOME/opencode/plugin); the host
+	// loads both, and only one may act.
+	slimTwice
 )
 
 func (m pluginMode) String() string {
-	return [...]string{"no plugin", "with slim", "plugin without slim binary"}[m]
+	return [...]string{"no plugin", "with slim", "plugin without slim binary", "project and global plugin"}[m]
 }
 
 // project is one throw-away git project with an isolated host environment.
@@ -215,6 +219,9 @@ func newProject(t *testing.T, mode pluginMode, files map[string]string) *project
 		mustMkdir(t, filepath.Join(d, "node_modules"))
 		mustWrite(t, filepath.Join(d, "package-lock.json"), `{"packages":{"":{"dependencies":{"@opencode-ai/plugin":"*"}}}}`+"\n")
 	}
+	// The repository exists before the installer runs, so that it writes
+	// into this project and never into a repository around it.
+	p.git("init", "-q")
 	switch mode {
 	case withSlim:
 		p.slimBin = slimBinary(t)
@@ -222,31 +229,39 @@ func newProject(t *testing.T, mode pluginMode, files map[string]string) *project
 	case slimMissing:
 		p.installPlugin()
 		p.slimBin = filepath.Join(root, "no-such-dir", "slim")
+	case slimTwice:
+		p.slimBin = slimBinary(t)
+		p.installPlugin()
+		p.installPlugin("--global")
 	}
-	p.git("init", "-q")
 	p.git("add", "-A")
 	p.git("commit", "-q", "-m", "initial")
 	return p
 }
 
-// installPlugin runs the real `slim hooks install --opencode` in the project.
-func (p *project) installPlugin() {
+// installPlugin runs the real `slim hooks install --opencode` in the project,
+// with any extra flags (--global).
+func (p *project) installPlugin(flags ...string) {
 	t := p.t
 	t.Helper()
 	bin := slimBinary(t)
 	if out, err := exec.Command(bin, "hooks", "install", "--help").CombinedOutput(); err != nil {
 		unavailable(t, "waiting on `slim hooks install --opencode`: %v: %s", err, firstLines(string(out), 3))
 	}
-	cmd := exec.Command(bin, "hooks", "install", "--opencode")
+	args := append([]string{"hooks", "install", "--opencode"}, flags...)
+	cmd := exec.Command(bin, args...)
 	cmd.Dir = p.dir
 	cmd.Env = p.baseEnv()
 	out, err := cmd.CombinedOutput()
 	if err != nil {
-		t.Fatalf("slim hooks install --opencode: %v\n%s", err, out)
+		t.Fatalf("slim %s: %v\n%s", strings.Join(args, " "), err, out)
 	}
 	plugin := filepath.Join(p.dir, ".opencode", "plugin", "slim.js")
+	if len(flags) > 0 && flags[0] == "--global" {
+		plugin = filepath.Join(p.xdg["XDG_CONFIG_HOME"], "opencode", "plugin", "slim.js")
+	}
 	if _, err := os.Stat(plugin); err != nil {
-		t.Fatalf("slim hooks install --opencode did not write %s: %v\n%s", plugin, err, out)
+		t.Fatalf("slim %s did not write %s: %v\n%s", strings.Join(args, " "), plugin, err, out)
 	}
 }
 
@@ -413,7 +428,7 @@ func (p *project) run(script ...fakeprovider.Turn) *hostRun {
 	if p.mode != noPlugin && strings.Contains(r.stderr, "failed to load plugin") {
 		t.Errorf("the host failed to load the slim plugin")
 	}
-	if p.mode == withSlim {
+	if p.mode == withSlim || p.mode == slimTwice {
 		for _, line := range strings.Split(p.pluginLog(), "\n") {
 			if strings.Contains(line, `"level":"warn"`) || strings.Contains(line, `"level":"error"`) {
 				t.Errorf("the plugin logged a problem with slim: %s", clip(line, 600))

@@ -21,6 +21,7 @@ const (
 	loopMarker      = "[REPEATED TOOL CALLS - STOP]"
 	readRefusal     = `Refusing to execute "read"`
 	notFoundWarning = "slim not found"
+	idleCopy        = "already registered for this directory"
 )
 
 func patch(text string) fp.ToolCall {
@@ -173,10 +174,21 @@ func TestOutsidePatchBlocked(t *testing.T) {
 
 // Repeated identical calls (scenario c, ERRATA item 31): the 4th identical
 // read result carries the notice, the 6th call is refused, and so is every
-// later identical one until a different call completes.
+// later identical one until a different call completes. The same holds when
+// the plugin is installed twice (project and global): the host loads both
+// copies, and a second copy that also counted would reset every run.
 func TestRepeatedReadsStopped(t *testing.T) {
 	t.Parallel()
-	p := newProject(t, withSlim, map[string]string{"notes.txt": "remember the milk\n", "other.txt": "other\n"})
+	for _, mode := range []pluginMode{withSlim, slimTwice} {
+		t.Run(strings.ReplaceAll(mode.String(), " ", "_"), func(t *testing.T) {
+			t.Parallel()
+			repeatedReads(t, mode)
+		})
+	}
+}
+
+func repeatedReads(t *testing.T, mode pluginMode) {
+	p := newProject(t, mode, map[string]string{"notes.txt": "remember the milk\n", "other.txt": "other\n"})
 	same := readCall(p.path("notes.txt"))
 	r := p.run(
 		fp.Calls(same), fp.Calls(same), fp.Calls(same), fp.Calls(same),
@@ -196,6 +208,9 @@ func TestRepeatedReadsStopped(t *testing.T) {
 	wantPrefix(t, "7th identical read", r.result(t, 6, 0), readRefusal)
 	if other := r.result(t, 7, 0); !strings.Contains(other, "other") || strings.HasPrefix(other, "Refusing") {
 		t.Errorf("a different read must pass, got %q", clip(other, 400))
+	}
+	if mode == slimTwice && !strings.Contains(p.pluginLog(), idleCopy) {
+		t.Errorf("no plugin copy reported %q: did the host load both copies?\n%s", idleCopy, p.pluginLog())
 	}
 }
 
