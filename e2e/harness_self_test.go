@@ -14,7 +14,7 @@ import (
 func TestHarnessKillsHungHost(t *testing.T) {
 	t.Parallel()
 	p := newProject(t, noPlugin, map[string]string{"a.txt": "a\n"})
-	const limit = 20 * time.Second
+	const limit = 12 * time.Second
 	r := p.runWithTimeout(limit, fp.Turn{Text: "too late", DelayMS: int(time.Hour / time.Millisecond)})
 	if !r.timedOut {
 		t.Fatalf("the run was not reported as timed out (exit %v after %v)", r.exitErr, r.elapsed)

@@ -66,7 +66,8 @@ func wantAbsent(t *testing.T, path string) {
 	}
 }
 
-// Fixtures of scenario a, shared with the host-alone control.
+// Fixtures of scenario a, shared with the host-alone control in
+// TestSlimAbsentEverythingPasses.
 var (
 	staleQuotes  = "\"\"\"Greeting helpers.\"\"\"\n\n\ndef greet(name):\n    banner = \u201cWelcome!\u201d\n    return banner + name\n\n\ndef farewell(name):\n    return \"Bye \" + name   \n"
 	staleConfig  = "[server]\nhost = \"localhost\"   \nport = 8080\ndebug = false\n\n[client]\nretries = 3\t\n"
@@ -242,23 +243,32 @@ func TestSearchMissingPath(t *testing.T) {
 // The calls slim stops elsewhere here go through: the patch writes outside
 // the project, the host reports the missing search path itself, and six
 // identical reads (sent in one turn) all return the file.
+//
+// The same runs are the control for scenario a: the stale, CRLF,
+// no-final-newline and BOM patches come out other than the slim scenarios
+// demand, so those scenarios pass only because slim acted (and a host
+// release that changes this behaviour shows up here first).
 func TestSlimAbsentEverythingPasses(t *testing.T) {
 	t.Parallel()
 	for _, mode := range []pluginMode{noPlugin, slimMissing} {
 		t.Run(strings.ReplaceAll(mode.String(), " ", "_"), func(t *testing.T) {
 			t.Parallel()
-			p := newProject(t, mode, map[string]string{"plain.txt": "first\nsecond\n", "notes.txt": "remember the milk\n"})
+			p := newProject(t, mode, map[string]string{
+				"plain.txt": "first\nsecond\n", "notes.txt": "remember the milk\n",
+				"greet.py": staleQuotes, "config.ini": staleConfig,
+				"crlf.txt": eolCRLF, "nofinal.txt": eolNoFinal, "bom.txt": eolBOM,
+			})
 			same := readCall(p.path("notes.txt"))
-			r := p.run(
-				fp.Calls(
-					patch(update("plain.txt", "@@", " first", "-second", "+second, edited")),
-					patch("*** Begin Patch\n*** Add File: ../outside/escape.txt\n+escaped\n*** End Patch"),
-					fp.Call("grep", map[string]string{"pattern": "milk", "path": p.path("no-such-dir")}),
-					fp.Call("grep", map[string]string{"pattern": "milk", "path": p.dir}),
-				),
-				fp.Calls(same, same, same, same, same, same),
-				fp.Text("done"),
-			)
+			first := []fp.ToolCall{
+				patch(update("plain.txt", "@@", " first", "-second", "+second, edited")),
+				patch("*** Begin Patch\n*** Add File: ../outside/escape.txt\n+escaped\n*** End Patch"),
+				fp.Call("grep", map[string]string{"pattern": "milk", "path": p.path("no-such-dir")}),
+				fp.Call("grep", map[string]string{"pattern": "milk", "path": p.dir}),
+			}
+			control := len(first)
+			first = append(append(first, stalePatches...), eolPatches...)
+			r := p.run(fp.Calls(first...), fp.Calls(same, same, same, same, same, same), fp.Text("done"))
+
 			wantPrefix(t, "plain patch", r.result(t, 0, 0), patchSuccess)
 			wantFile(t, p, "plain.txt", "first\nsecond, edited\n")
 
@@ -282,33 +292,21 @@ func TestSlimAbsentEverythingPasses(t *testing.T) {
 			if mode == slimMissing && !strings.Contains(p.pluginLog(), notFoundWarning) {
 				t.Errorf("the installed plugin did not report %q (did it load?); plugin log:\n%s", notFoundWarning, p.pluginLog())
 			}
+
+			for i := control; i < len(first); i++ {
+				wantPrefix(t, "host-alone patch", r.result(t, 0, i), patchSuccess)
+			}
+			// The loosely matched context line is written as the model spelled it.
+			quotes := replaceOnce(t, staleQuotes, "    banner = \u201cWelcome!\u201d\n", "    banner = \"Welcome!\"\n")
+			wantFile(t, p, "greet.py", replaceOnce(t, quotes, "    return banner + name\n", "    return banner + \", \" + name\n"))
+			config := replaceOnce(t, staleConfig, "host = \"localhost\"   \n", "host = \"localhost\"\n")
+			wantFile(t, p, "config.ini", replaceOnce(t, config, "port = 8080\n", "port = 9090\n"))
+			// Lines of the hunk lose their CR; the line after it keeps it.
+			wantFile(t, p, "crlf.txt", "alpha\nBETA\ngamma\ndelta\r\n")
+			// A final newline appears.
+			wantFile(t, p, "nofinal.txt", "one\nTWO\nthree\n")
+			// The BOM survives on the host alone too.
+			wantFile(t, p, "bom.txt", "\ufefffirst\nSECOND\nthird\n")
 		})
 	}
-}
-
-// The control for scenario a: the same patches on the host alone. Each file
-// comes out other than the slim scenarios demand, so those scenarios can only
-// pass because slim acted (and a host release that changes this behaviour
-// shows up here first).
-func TestHostAloneControl(t *testing.T) {
-	t.Parallel()
-	p := newProject(t, noPlugin, map[string]string{
-		"greet.py": staleQuotes, "config.ini": staleConfig,
-		"crlf.txt": eolCRLF, "nofinal.txt": eolNoFinal, "bom.txt": eolBOM,
-	})
-	r := p.run(fp.Calls(append(append([]fp.ToolCall{}, stalePatches...), eolPatches...)...), fp.Text("done"))
-	for i := 0; i < len(stalePatches)+len(eolPatches); i++ {
-		wantPrefix(t, "host-alone patch", r.result(t, 0, i), patchSuccess)
-	}
-	// The loosely matched context line is written as the model spelled it.
-	quotes := replaceOnce(t, staleQuotes, "    banner = \u201cWelcome!\u201d\n", "    banner = \"Welcome!\"\n")
-	wantFile(t, p, "greet.py", replaceOnce(t, quotes, "    return banner + name\n", "    return banner + \", \" + name\n"))
-	config := replaceOnce(t, staleConfig, "host = \"localhost\"   \n", "host = \"localhost\"\n")
-	wantFile(t, p, "config.ini", replaceOnce(t, config, "port = 8080\n", "port = 9090\n"))
-	// Lines of the hunk lose their CR; the line after it keeps it.
-	wantFile(t, p, "crlf.txt", "alpha\nBETA\ngamma\ndelta\r\n")
-	// A final newline appears.
-	wantFile(t, p, "nofinal.txt", "one\nTWO\nthree\n")
-	// The BOM survives on the host alone too.
-	wantFile(t, p, "bom.txt", "\ufefffirst\nSECOND\nthird\n")
 }
