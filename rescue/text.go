@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"strings"
 	"unicode/utf8"
+	"unsafe"
 )
 
 // This file is the model of a file's text (ERRATA 23, 24): lines with their
@@ -52,13 +53,20 @@ type errBinary struct{}
 func (errBinary) Error() string { return "binary or non-UTF-8" }
 
 // parseText splits data into a fileText. It fails for NUL bytes and
-// invalid UTF-8.
+// invalid UTF-8. The text shares data's storage: data must not be modified
+// afterwards.
 func parseText(data []byte) (*fileText, error) {
 	t := &fileText{}
 	if bytes.IndexByte(data, 0) >= 0 || !utf8.Valid(data) {
 		return nil, errBinary{}
 	}
-	t.raw = string(data)
+	if len(data) > 0 {
+		// The lines are slices of data itself rather than of a copy: data
+		// is never written after it is read (snapshots and Add contents
+		// are only compared, written out and modelled), so the text costs
+		// no second copy of the file.
+		t.raw = unsafe.String(unsafe.SliceData(data), len(data))
+	}
 	s := t.raw
 	if strings.HasPrefix(s, string(utf8BOM)) {
 		t.bom = true
