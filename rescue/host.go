@@ -247,8 +247,10 @@ type hostRepl struct {
 	add        []string
 }
 
-// hostDerive computes an Update's new content from the file's text.
-func hostDerive(abs string, chunks []hostChunk, text string) ([]byte, error) {
+// hostDerive computes an Update's new content from the file's text. want,
+// when not nil, is the content expected; it is returned itself when the
+// derivation gives exactly those bytes.
+func hostDerive(abs string, chunks []hostChunk, text string, want []byte) ([]byte, error) {
 	bom := strings.HasPrefix(text, bomChar)
 	text = strings.TrimPrefix(text, bomChar)
 	lines := splitHostLines(text)
@@ -291,11 +293,28 @@ func hostDerive(abs string, chunks []hostChunk, text string) ([]byte, error) {
 			rs[j], rs[j-1] = rs[j-1], rs[j]
 		}
 	}
+	// With an expected result, first check the derivation against it
+	// without writing anything: when it agrees, the expected bytes are the
+	// result (the usual case for a verified rewrite).
+	if want != nil && !bom {
+		j := hostJoiner{want: want}
+		spliceHost(&j, lines, rs)
+		if j.finish() != nil {
+			return want, nil
+		}
+	}
 	var j hostJoiner
+	j.init(len(text), rs, bom)
+	spliceHost(&j, lines, rs)
+	return j.finish(), nil
+}
+
+// spliceHost writes the lines with the replacements spliced in, as the host
+// does: sorted by start, spliced from the last to the first.
+func spliceHost(j *hostJoiner, lines *hostLines, rs []hostRepl) {
 	if disjoint(rs, lines.n) {
 		// Each splice leaves the lines before it alone, so one forward pass
 		// gives the same list (and the unchanged runs are slices of text).
-		j.init(len(text), rs, bom)
 		pos := 0
 		for _, r := range rs {
 			j.span(lines, pos, r.start)
@@ -303,27 +322,25 @@ func hostDerive(abs string, chunks []hostChunk, text string) ([]byte, error) {
 			pos = r.start + r.del
 		}
 		j.span(lines, pos, lines.n)
-	} else {
-		out := make([]string, lines.n)
-		for i := range out {
-			out[i] = lines.line(i)
-		}
-		for i := len(rs) - 1; i >= 0; i-- {
-			r := rs[i]
-			s, e := r.start, r.start+r.del
-			if s > len(out) {
-				s = len(out)
-			}
-			if e > len(out) {
-				e = len(out)
-			}
-			tail := append([]string(nil), out[e:]...)
-			out = append(append(out[:s], r.add...), tail...)
-		}
-		j.init(len(text), rs, bom)
-		j.lines(out)
+		return
 	}
-	return j.finish(), nil
+	out := make([]string, lines.n)
+	for i := range out {
+		out[i] = lines.line(i)
+	}
+	for i := len(rs) - 1; i >= 0; i-- {
+		r := rs[i]
+		s, e := r.start, r.start+r.del
+		if s > len(out) {
+			s = len(out)
+		}
+		if e > len(out) {
+			e = len(out)
+		}
+		tail := append([]string(nil), out[e:]...)
+		out = append(append(out[:s], r.add...), tail...)
+	}
+	j.lines(out)
 }
 
 // disjoint reports whether the sorted replacements lie inside n lines and
@@ -339,12 +356,32 @@ func disjoint(rs []hostRepl, n int) bool {
 
 // hostJoiner writes the host's result: the lines joined with LF, one more
 // LF unless the list is empty or ends with an empty line, and the BOM.
+//
+// In compare mode (want set) nothing is written: each piece is checked
+// against want, and finish returns want when all of it matched, else nil.
 type hostJoiner struct {
 	b      []byte
 	head   int // where the content starts (after a BOM)
 	count  int
 	last   string
 	hadBOM bool
+
+	want []byte
+	off  int  // compare mode: bytes of want matched so far
+	bad  bool // compare mode: a piece differed
+}
+
+// put writes s, or compares it with want at the current offset.
+func (j *hostJoiner) put(s string) {
+	if j.want == nil {
+		j.b = append(j.b, s...)
+		return
+	}
+	if j.bad || len(j.want)-j.off < len(s) || string(j.want[j.off:j.off+len(s)]) != s {
+		j.bad = true
+		return
+	}
+	j.off += len(s)
 }
 
 func (j *hostJoiner) init(size int, rs []hostRepl, bom bool) {
@@ -362,9 +399,9 @@ func (j *hostJoiner) init(size int, rs []hostRepl, bom bool) {
 
 func (j *hostJoiner) line(s string) {
 	if j.count > 0 {
-		j.b = append(j.b, '\n')
+		j.put("\n")
 	}
-	j.b = append(j.b, s...)
+	j.put(s)
 	j.count++
 	j.last = s
 }
@@ -389,6 +426,12 @@ func (j *hostJoiner) finish() []byte {
 	if j.count == 0 || j.last != "" {
 		j.line("")
 	}
+	if j.want != nil {
+		if j.bad || j.off != len(j.want) {
+			return nil
+		}
+		return j.want
+	}
 	// A content that starts with a BOM counts as one BOM: it is set aside
 	// and put back once.
 	if j.hadBOM && bytes.HasPrefix(j.b[j.head:], []byte(bomChar)) {
@@ -400,6 +443,13 @@ func (j *hostJoiner) finish() []byte {
 // hostApply runs the host model on text. read returns the snapshot of a
 // resolved path.
 func hostApply(text, dir string, flavor hostpath.Flavor, read func(abs string) hostFile) (*hostResult, error) {
+	return hostApplyWant(text, dir, flavor, read, nil)
+}
+
+// hostApplyWant is hostApply with the expected content of each path (nil
+// when unknown): an Update whose result equals it is checked without
+// building a copy of the file.
+func hostApplyWant(text, dir string, flavor hostpath.Flavor, read func(abs string) hostFile, want func(abs string) []byte) (*hostResult, error) {
 	hunks, err := hostParse(text)
 	if err != nil {
 		return nil, err
@@ -438,7 +488,15 @@ func hostApply(text, dir string, flavor hostpath.Flavor, read func(abs string) h
 			if len(text) != len(hf.data) {
 				text = string(hf.data)
 			}
-			content, err := hostDerive(abs, h.chunks, text)
+			var expect []byte
+			if want != nil {
+				if h.move != "" {
+					expect = want(f.Resolve(dir, h.move))
+				} else {
+					expect = want(abs)
+				}
+			}
+			content, err := hostDerive(abs, h.chunks, text, expect)
 			if err != nil {
 				return nil, &hostError{path: abs, msg: err.Error()}
 			}

@@ -125,12 +125,22 @@ func TestHostDeriveMatchesReference(t *testing.T) {
 			chunks = append(chunks, ch)
 		}
 		want, werr := referenceDerive("f", chunks, text)
-		got, gerr := hostDerive("f", chunks, text)
+		got, gerr := hostDerive("f", chunks, text, nil)
 		if (werr == nil) != (gerr == nil) || (werr != nil && werr.Error() != gerr.Error()) {
 			t.Fatalf("text %q chunks %q: error %v, want %v", text, chunks, gerr, werr)
 		}
 		if werr == nil && string(got) != want {
 			t.Fatalf("text %q chunks %q:\ngot  %q\nwant %q", text, chunks, got, want)
+		}
+		if werr != nil {
+			continue
+		}
+		// With an expectation, right or wrong, the result is the same.
+		for _, expect := range []string{want, want + "x", strings.TrimSuffix(want, "\n"), "", "\n" + want} {
+			got, err := hostDerive("f", chunks, text, []byte(expect))
+			if err != nil || string(got) != want {
+				t.Fatalf("text %q chunks %q expecting %q: got %q, %v; want %q", text, chunks, expect, got, err, want)
+			}
 		}
 	}
 }

@@ -54,7 +54,7 @@ func BenchmarkHostDerive(b *testing.B) {
 	b.SetBytes(int64(len(text)))
 	b.ReportAllocs()
 	for b.Loop() {
-		if _, err := hostDerive("f", chunks, text); err != nil {
+		if _, err := hostDerive("f", chunks, text, nil); err != nil {
 			b.Fatal(err)
 		}
 	}

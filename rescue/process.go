@@ -386,7 +386,14 @@ func (w *world) hostCheck(text string, r *resolution) ([]string, map[string]stri
 		}
 		return hf
 	}
-	hr, err := hostApply(text, w.dir, w.flavor, read)
+	want := func(abs string) []byte {
+		k := keyOf(abs)
+		if _, ok := r.abs[k]; !ok {
+			return nil
+		}
+		return r.final(k)
+	}
+	hr, err := hostApplyWant(text, w.dir, w.flavor, read, want)
 	if err != nil {
 		var he *hostError
 		why := "the host would fail: " + err.Error()
