@@ -285,16 +285,6 @@ func (p *project) write(rel, content string) {
 	mustWrite(p.t, full, content)
 }
 
-// read returns a project file's bytes, or fails.
-func (p *project) read(rel string) string {
-	p.t.Helper()
-	b, err := os.ReadFile(p.path(rel))
-	if err != nil {
-		p.t.Fatalf("read %s: %v", rel, err)
-	}
-	return string(b)
-}
-
 // cleanPath keeps PATH but drops any directory holding a `slim`, so the
 // plugin can only find slim through SLIM_BIN.
 func cleanPath() string {

@@ -47,7 +47,12 @@ func replaceOnce(t *testing.T, s, old, new string) string {
 // wantFile compares a project file with the bytes it must hold.
 func wantFile(t *testing.T, p *project, rel, want string) {
 	t.Helper()
-	if got := p.read(rel); got != want {
+	got, err := os.ReadFile(p.path(rel))
+	if err != nil {
+		t.Errorf("%s: %v", rel, err)
+		return
+	}
+	if string(got) != want {
 		t.Errorf("%s:\n got  %q\n want %q", rel, got, want)
 	}
 }
