@@ -20,8 +20,9 @@ func hooksCommand(e *env) *cli.Command {
 		}
 	}
 	return &cli.Command{
-		Name:  "hooks",
-		Usage: "install or remove the OpenCode plugin and the git hook shims",
+		Name:      "hooks",
+		Usage:     "install or remove the OpenCode plugin and the git hook shims",
+		UsageText: "slim hooks install|uninstall [--opencode] [--git] [--global]\n\nExample:\n   slim hooks install --opencode --git",
 		Subcommands: []*cli.Command{
 			{
 				Name:  "install",

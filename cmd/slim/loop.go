@@ -13,8 +13,9 @@ func init() { register(loopCommand) }
 
 func loopCommand(e *env) *cli.Command {
 	return &cli.Command{
-		Name:  "loop",
-		Usage: "inspect or reset the repeated tool call guard",
+		Name:      "loop",
+		Usage:     "inspect or reset the repeated tool call guard",
+		UsageText: "slim loop reset --session ID\n\nExample:\n   slim loop reset --session ses_4f2a",
 		Subcommands: []*cli.Command{{
 			Name:  "reset",
 			Usage: "forget one session's loop guard state (what session.deleted does)",
