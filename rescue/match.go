@@ -2,6 +2,7 @@ package rescue
 
 import (
 	"fmt"
+	"hash/maphash"
 	"sort"
 	"strconv"
 	"strings"
@@ -164,7 +165,19 @@ func (v *FileView) Place(ch *Chunk, cursor int, abs string) (*Placement, error) 
 	}
 
 	// Step 3: prefix/suffix.
-	if cands, complete, changed := v.prefixSuffix(ch.Lines, lo); len(cands) == 1 && complete && len(changed) == 0 {
+	cands, complete, changed := v.prefixSuffix(ch.Lines, lo)
+	if len(cands) == 1 && complete && len(changed) == 0 {
+		// The one region must also be the only place that looks like the
+		// author's: a place whose prefix or suffix changed is not framed,
+		// but it still competes (look-alike refusal).
+		c := cands[0]
+		// Old line k of a prefix line sits at file line c.start+k, of a
+		// suffix line at c.end-c.p-D+k: the offsets the region accounts for.
+		a, b := c.start, c.end-c.p-len(c.interiorIdx)
+		others, sure := v.lookalikes(oldKeys(ch.Lines), lo, min(a, b), max(a, b))
+		changed, complete = others, sure
+	}
+	if len(cands) == 1 && complete && len(changed) == 0 {
 		c := cands[0]
 		c.fill(v, pl, ch.Lines)
 		pl.EOFKept = ch.EOF && pl.End == n
@@ -182,7 +195,7 @@ func (v *FileView) Place(ch *Chunk, cursor int, abs string) (*Placement, error) 
 	}
 
 	// Step 4: bounded LCS.
-	if cands, changed := v.lcsWindows(ch.Lines, lo); len(cands) == 1 && len(changed) == 0 {
+	if cands, changed, complete := v.lcsWindows(ch.Lines, lo); len(cands) == 1 && complete && len(changed) == 0 {
 		c := cands[0]
 		v.fillLCS(pl, ch.Lines, c)
 		pl.EOFKept = ch.EOF && pl.End == n
@@ -634,21 +647,26 @@ type lcsCandidate struct {
 // fold+trim keys, and in which every removed line agrees by key with the
 // window line it removes (ERRATA 40).
 //
-// changed lists the starts of refused windows that still share more than
-// half of their lines with the chunk and do not overlap an accepted window:
-// places that look like the author's but changed since the author read
-// them. Next to an accepted window they make the rescue ambiguous, so that
-// a look-alike elsewhere is never edited in place of the author's.
-func (v *FileView) lcsWindows(lines []ChunkLine, lo int) (cands []lcsCandidate, changed []int) {
+// changed lists the starts of other places that look like the author's but
+// are not accepted, and do not overlap an accepted window: framed windows
+// that fail the agreement rule or the score but still share more than half
+// of their lines with the chunk, and any window that reaches the score
+// without being framed (its first or last line changed). Next to an
+// accepted window they make the rescue ambiguous, so that a look-alike
+// elsewhere is never edited in place of the author's. The unframed places
+// are looked for only when exactly one window is accepted, the only case
+// in which they change the outcome; complete is false when that search ran
+// out of budget, and the one window is then not known to be unique.
+func (v *FileView) lcsWindows(lines []ChunkLine, lo int) (cands []lcsCandidate, changed []int, complete bool) {
 	n := len(v.lines)
 	old := oldTexts(lines)
 	m := len(old)
 	if m == 0 || n == 0 || m > MaxLCSChunkLines {
-		return nil, nil
+		return nil, nil, true
 	}
 	firstID, lastID := v.idOf(old[0]), v.idOf(old[m-1])
 	if firstID < 0 || lastID < 0 {
-		return nil, nil
+		return nil, nil, true
 	}
 	var starts []int
 	for _, q := range v.postings(firstID) {
@@ -662,12 +680,12 @@ func (v *FileView) lcsWindows(lines []ChunkLine, lo int) (cands []lcsCandidate, 
 		if (m == 1 || v.lineIs(i+m-1, lastID)) && v.lineIs(i, firstID) {
 			starts = append(starts, i)
 			if len(starts) > MaxLCSCandidates {
-				return nil, nil
+				return nil, nil, true
 			}
 		}
 	}
 	if len(starts) == 0 {
-		return nil, nil
+		return nil, nil, true
 	}
 	needed := LCSNeeded(m)
 	keys := make([]string, m)
@@ -700,19 +718,164 @@ func (v *FileView) lcsWindows(lines []ChunkLine, lo int) (cands []lcsCandidate, 
 			refused = append(refused, i)
 		}
 	}
-	for _, r := range refused {
-		disjoint := true
+	overlaps := func(r int) bool {
 		for _, c := range out {
 			if r < c.start+m && c.start < r+m {
-				disjoint = false
-				break
+				return true
 			}
 		}
-		if disjoint {
+		return false
+	}
+	for _, r := range refused {
+		if !overlaps(r) {
 			changed = append(changed, r)
 		}
 	}
-	return out, changed
+	complete = true
+	if len(out) == 1 && len(changed) == 0 {
+		c := out[0]
+		changed, complete = v.lookalikes(keys, lo, c.start, c.start)
+	}
+	return out, changed, complete
+}
+
+// oldKeys returns the fold+trim keys of the old lines of a chunk.
+func oldKeys(lines []ChunkLine) []string {
+	var out []string
+	for _, l := range lines {
+		if l.Op != OpAdd {
+			out = append(out, lineKey(l.Text))
+		}
+	}
+	return out
+}
+
+// lookalikeBudget bounds the LCS table cells the look-alike scan fills for
+// one chunk.
+const lookalikeBudget = 1 << 22
+
+// lookalikes returns the places in [lo, N) that look like the author's,
+// other than the accepted one: windows of m = len(keys) lines whose LCS of
+// fold+trim keys with keys reaches LCSNeeded(m), the LCS acceptance score,
+// counting only pairs (old line k, file line f) whose offset f-k lies
+// outside [offLo, offHi], the offsets at which the accepted place already
+// puts the old lines. So the accepted place itself, seen through a window
+// shifted by a few lines, does not count against itself, while another
+// place does even when it overlaps the accepted one. No line of a window
+// has to match on a rung: a place whose first or last line, or
+// indentation, changed since the author read it is still found.
+// Overlapping windows are one place, reported by its first window.
+// complete is false when the budget ran out before every window was scored.
+//
+// Every window is bounded first, cheaply and soundly: its score cannot
+// exceed the number of its lines whose key occurs among keys at all, so a
+// window with fewer than LCSNeeded(m) such lines cannot reach the score and
+// is skipped without being scored. Which lines' keys occur is answered from
+// a hash of each line's key (a hash collision can only let a window through
+// to be scored, never hide one).
+func (v *FileView) lookalikes(keys []string, lo, offLo, offHi int) (starts []int, complete bool) {
+	n, m := len(v.lines), len(keys)
+	if m == 0 || n-lo < m || v.exactOnly {
+		return nil, true
+	}
+	needed := LCSNeeded(m)
+	hs := v.lineKeyHashes()
+	var bits [64]uint64 // 4096-bit filter over the top 12 bits of each key's hash
+	want := make([]uint32, 0, m)
+	for _, k := range keys {
+		h := keyHash(v, k)
+		bits[h>>26] |= 1 << ((h >> 20) & 63)
+		want = append(want, h)
+	}
+	hit := func(p int) bool {
+		h := hs[p]
+		if bits[h>>26]&(1<<((h>>20)&63)) == 0 {
+			return false
+		}
+		for _, w := range want {
+			if w == h {
+				return true
+			}
+		}
+		return false
+	}
+	count := 0
+	for p := lo; p < lo+m; p++ {
+		if hit(p) {
+			count++
+		}
+	}
+	win := make([]string, m)
+	prev := make([]int, m+1)
+	cur := make([]int, m+1)
+	cells := 0
+	lastEnd := -1 // end of the last window that reached the score
+	for i := lo; ; i++ {
+		if count >= needed {
+			if cells += m * m; cells > lookalikeBudget {
+				return starts, false
+			}
+			for k := range win {
+				win[k] = lineKey(v.lines[i+k])
+			}
+			// LCS of keys (old line k) and win (file line i+j), counting
+			// a pair only when its offset i+j-k is not the accepted one.
+			clear(prev)
+			for k := range keys {
+				cur[0] = 0
+				for j := range win {
+					off := i + j - k
+					switch {
+					case keys[k] == win[j] && (off < offLo || off > offHi):
+						cur[j+1] = prev[j] + 1
+					case prev[j+1] >= cur[j]:
+						cur[j+1] = prev[j+1]
+					default:
+						cur[j+1] = cur[j]
+					}
+				}
+				prev, cur = cur, prev
+			}
+			if prev[m] >= needed {
+				if i >= lastEnd {
+					starts = append(starts, i)
+					if len(starts) >= maxListedCandidates {
+						return starts, true
+					}
+				}
+				lastEnd = i + m
+			}
+		}
+		if i+m >= n {
+			break
+		}
+		if hit(i) {
+			count--
+		}
+		if hit(i + m) {
+			count++
+		}
+	}
+	return starts, true
+}
+
+// keyHash returns the 32-bit hash of a fold+trim key used by the look-alike
+// scan.
+func keyHash(v *FileView, key string) uint32 {
+	return uint32(maphash.String(v.seed, key) >> 32)
+}
+
+// lineKeyHashes returns the hash of each file line's fold+trim key, built
+// on first use.
+func (v *FileView) lineKeyHashes() []uint32 {
+	if v.keyHash == nil {
+		hs := make([]uint32, len(v.lines))
+		for i, l := range v.lines {
+			hs[i] = keyHash(v, lineKey(l))
+		}
+		v.keyHash = hs
+	}
+	return v.keyHash
 }
 
 // fillLCS writes the placement of an LCS window: old line k stands for

@@ -577,7 +577,7 @@ func TestIsUnifiedDiffHeader(t *testing.T) {
 func TestLCSDirectTie(t *testing.T) {
 	v := NewFileView([]string{"head", "alpha", "beta", "mid", "alpha", "beta", "tail"}, false)
 	c := chunk(nil, false, "-alpha", "-beta", "+ALPHA", "+BETA")
-	got, _ := v.lcsWindows(c.Lines, 0)
+	got, _, _ := v.lcsWindows(c.Lines, 0)
 	if len(got) != 2 || got[0].start != 1 || got[1].start != 4 {
 		t.Fatalf("lcs windows %+v, want starts 1 and 4", got)
 	}

@@ -38,6 +38,10 @@ type FileView struct {
 	// loose indexes lineKey (fold+trim) ids; built only when a chunk fails,
 	// for the closest-region hint.
 	loose *looseIndex
+
+	// keyHash holds a hash of each line's lineKey; built only when a rescue
+	// step is about to accept a place, for the look-alike scan (match.go).
+	keyHash []uint32
 }
 
 type looseIndex struct {
