@@ -50,12 +50,20 @@ func benchChunks(lines []string, k int, drift bool) ([]string, []*Chunk) {
 		kind int
 	}
 	var edits []edit
+	next := 0 // first header the next chunk may use
+	count := map[string]int{}
+	for _, l := range lines {
+		count[strings.TrimSpace(l)]++
+	}
 	for i := 0; i < k; i++ {
-		// Anchor each chunk on a function header so that it is unique.
-		q := (i * n) / k
-		for q < n && !strings.HasPrefix(lines[q], "func handler") {
+		// Anchor each chunk on a function header so that it is unique. The
+		// chunks rescued by prefix/suffix (every third) need a body of
+		// their own, see distinctBody.
+		q := max(next, (i*n)/k)
+		for q < n && !(strings.HasPrefix(lines[q], "func handler") && (i%3 != 2 || distinctBody(lines, q, count))) {
 			q++
 		}
+		next = q + 1
 		p := max(0, q-2)
 		if p+7 > n {
 			p = n - 7
@@ -95,6 +103,22 @@ func benchChunks(lines []string, k int, drift bool) ([]string, []*Chunk) {
 		file = append(file[:e.at], append(ins, file[e.at:]...)...)
 	}
 	return file, chunks
+}
+
+// distinctBody reports whether the chunk around the function header at q
+// (two lines before it, four after) has at least three lines that occur
+// nowhere else in the file (count holds each trimmed line's occurrences).
+// Then no other window of seven lines can share the five lines the LCS
+// score needs, so no other function that starts with the same boilerplate
+// is a look-alike place that makes the rescue ambiguous.
+func distinctBody(lines []string, q int, count map[string]int) bool {
+	unique := 0
+	for _, l := range lines[max(0, q-2):min(len(lines), q+5)] {
+		if count[strings.TrimSpace(l)] == 1 {
+			unique++
+		}
+	}
+	return unique >= 3
 }
 
 func BenchmarkPlace(b *testing.B) {
