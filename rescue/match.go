@@ -767,12 +767,14 @@ const lookalikeBudget = 1 << 22
 // Overlapping windows are one place, reported by its first window.
 // complete is false when the budget ran out before every window was scored.
 //
-// Every window is bounded first, cheaply and soundly: its score cannot
-// exceed the number of its lines whose key occurs among keys at all, so a
-// window with fewer than LCSNeeded(m) such lines cannot reach the score and
-// is skipped without being scored. Which lines' keys occur is answered from
-// a hash of each line's key (a hash collision can only let a window through
-// to be scored, never hide one).
+// Every window is bounded first, cheaply and soundly: each old line pairs
+// with at most one window line of the same key, so the score cannot exceed
+// the sum, over the chunk's distinct keys, of the smaller of the number of
+// window lines and the number of old lines with that key. A window whose
+// bound is below LCSNeeded(m) cannot reach the score and is skipped without
+// being scored. The bound is kept as the window slides, from a hash of each
+// line's key (a hash collision can only raise the bound, never hide a
+// window).
 func (v *FileView) lookalikes(keys []string, lo, offLo, offHi int) (starts []int, complete bool) {
 	n, m := len(v.lines), len(keys)
 	if m == 0 || n-lo < m || v.exactOnly {
@@ -780,29 +782,46 @@ func (v *FileView) lookalikes(keys []string, lo, offLo, offHi int) (starts []int
 	}
 	needed := LCSNeeded(m)
 	hs := v.lineKeyHashes()
-	var bits [64]uint64 // 4096-bit filter over the top 12 bits of each key's hash
-	want := make([]uint32, 0, m)
+	// The distinct key hashes of the chunk, with how many old lines have
+	// each: a window's score cannot exceed the sum over them of
+	// min(lines of the window with that hash, old lines with it).
+	var bits [64]uint64 // 4096-bit filter over the top 12 bits of each hash
+	var want []uint32
+	var mult []int
 	for _, k := range keys {
 		h := keyHash(v, k)
 		bits[h>>26] |= 1 << ((h >> 20) & 63)
-		want = append(want, h)
+		j := 0
+		for j < len(want) && want[j] != h {
+			j++
+		}
+		if j == len(want) {
+			want = append(want, h)
+			mult = append(mult, 0)
+		}
+		mult[j]++
 	}
-	hit := func(p int) bool {
+	cnt := make([]int, len(want))
+	bound := 0
+	// at returns the index in want of line p's hash, or -1.
+	at := func(p int) int {
 		h := hs[p]
 		if bits[h>>26]&(1<<((h>>20)&63)) == 0 {
-			return false
+			return -1
 		}
-		for _, w := range want {
+		for j, w := range want {
 			if w == h {
-				return true
+				return j
 			}
 		}
-		return false
+		return -1
 	}
-	count := 0
 	for p := lo; p < lo+m; p++ {
-		if hit(p) {
-			count++
+		if j := at(p); j >= 0 {
+			if cnt[j] < mult[j] {
+				bound++
+			}
+			cnt[j]++
 		}
 	}
 	win := make([]string, m)
@@ -811,7 +830,7 @@ func (v *FileView) lookalikes(keys []string, lo, offLo, offHi int) (starts []int
 	cells := 0
 	lastEnd := -1 // end of the last window that reached the score
 	for i := lo; ; i++ {
-		if count >= needed {
+		if bound >= needed {
 			if cells += m * m; cells > lookalikeBudget {
 				return starts, false
 			}
@@ -849,11 +868,23 @@ func (v *FileView) lookalikes(keys []string, lo, offLo, offHi int) (starts []int
 		if i+m >= n {
 			break
 		}
-		if hit(i) {
-			count--
+		// Slide: line i leaves, line i+m enters. Most lines fail the
+		// filter, which is tested inline.
+		if h := hs[i]; bits[h>>26]&(1<<((h>>20)&63)) != 0 {
+			if j := at(i); j >= 0 {
+				cnt[j]--
+				if cnt[j] < mult[j] {
+					bound--
+				}
+			}
 		}
-		if hit(i + m) {
-			count++
+		if h := hs[i+m]; bits[h>>26]&(1<<((h>>20)&63)) != 0 {
+			if j := at(i + m); j >= 0 {
+				if cnt[j] < mult[j] {
+					bound++
+				}
+				cnt[j]++
+			}
 		}
 	}
 	return starts, true
@@ -868,15 +899,37 @@ func keyHash(v *FileView, key string) uint32 {
 // lineKeyHashes returns the hash of each file line's fold+trim key, built
 // on first use.
 func (v *FileView) lineKeyHashes() []uint32 {
-	if v.keyHash == nil {
-		hs := make([]uint32, len(v.lines))
-		for i, l := range v.lines {
-			hs[i] = keyHash(v, lineKey(l))
-		}
-		v.keyHash = hs
+	if v.keyHash != nil {
+		return v.keyHash
 	}
-	return v.keyHash
+	hs := make([]uint32, len(v.lines))
+	for i, l := range v.lines {
+		ascii := true
+		for k := 0; k < len(l); k++ {
+			if l[k] >= utf8RuneSelf {
+				ascii = false
+				break
+			}
+		}
+		if !ascii {
+			hs[i] = keyHash(v, lineKey(l))
+			continue
+		}
+		// lineKey of an ASCII line, without building it.
+		a, b := 0, len(l)
+		for a < b && isASCIISpace(l[a]) {
+			a++
+		}
+		for b > a && isASCIISpace(l[b-1]) {
+			b--
+		}
+		hs[i] = keyHash(v, l[a:b])
+	}
+	v.keyHash = hs
+	return hs
 }
+
+const utf8RuneSelf = 0x80
 
 // fillLCS writes the placement of an LCS window: old line k stands for
 // window line k; context lines keep the window's bytes, removed lines
