@@ -824,9 +824,44 @@ func (v *FileView) lookalikes(keys []string, lo, offLo, offHi int) (starts []int
 			cnt[j]++
 		}
 	}
+	keyHs := make([]uint32, m)
+	for k, key := range keys {
+		keyHs[k] = keyHash(v, key)
+	}
 	win := make([]string, m)
 	prev := make([]int, m+1)
 	cur := make([]int, m+1)
+	// score is the LCS of keys (old line k) and the window at i (file line
+	// i+j), counting a pair only when its offset i+j-k is not the accepted
+	// one. By hashes it is an upper bound of the score by keys (a collision
+	// can only add pairs), and much cheaper; by keys it is exact.
+	score := func(i int, byKey bool) int {
+		if byKey {
+			for j := range win {
+				win[j] = lineKey(v.lines[i+j])
+			}
+		}
+		clear(prev)
+		for k := range keys {
+			cur[0] = 0
+			for j := range win {
+				eq := keyHs[k] == hs[i+j]
+				if eq && byKey {
+					eq = keys[k] == win[j]
+				}
+				switch {
+				case eq && (i+j-k < offLo || i+j-k > offHi):
+					cur[j+1] = prev[j] + 1
+				case prev[j+1] >= cur[j]:
+					cur[j+1] = prev[j+1]
+				default:
+					cur[j+1] = cur[j]
+				}
+			}
+			prev, cur = cur, prev
+		}
+		return prev[m]
+	}
 	cells := 0
 	lastEnd := -1 // end of the last window that reached the score
 	for i := lo; ; i++ {
@@ -834,28 +869,7 @@ func (v *FileView) lookalikes(keys []string, lo, offLo, offHi int) (starts []int
 			if cells += m * m; cells > lookalikeBudget {
 				return starts, false
 			}
-			for k := range win {
-				win[k] = lineKey(v.lines[i+k])
-			}
-			// LCS of keys (old line k) and win (file line i+j), counting
-			// a pair only when its offset i+j-k is not the accepted one.
-			clear(prev)
-			for k := range keys {
-				cur[0] = 0
-				for j := range win {
-					off := i + j - k
-					switch {
-					case keys[k] == win[j] && (off < offLo || off > offHi):
-						cur[j+1] = prev[j] + 1
-					case prev[j+1] >= cur[j]:
-						cur[j+1] = prev[j+1]
-					default:
-						cur[j+1] = cur[j]
-					}
-				}
-				prev, cur = cur, prev
-			}
-			if prev[m] >= needed {
+			if score(i, false) >= needed && score(i, true) >= needed {
 				if i >= lastEnd {
 					starts = append(starts, i)
 					if len(starts) >= maxListedCandidates {
