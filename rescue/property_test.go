@@ -31,12 +31,6 @@ var (
 	propSeed  = flag.Uint64("rescue.seed", 1, "seed for the property test's file sample, edits and drifts")
 	propFiles = flag.Int("rescue.files", 200, "number of Go distribution source files the property test samples (40 with -short)")
 	propDump  = flag.String("rescue.dump", "", "directory to write failing property cases into (patch, before, got, want)")
-
-	// failLookalike makes "applied at a lookalike place elsewhere" a
-	// failure. It is a known failure class (see rescuebugs_test.go, which
-	// sets this under the rescuebugs build tag); by default it is counted
-	// and logged.
-	failLookalike = false
 )
 
 // srcFile is one sampled source file.
@@ -172,7 +166,7 @@ func refusal(err error) (msg string, ok bool) {
 // kindStats counts outcomes for one drift kind.
 type kindStats struct {
 	cases, applied, refused          int
-	elsewhere                        int // applied at a lookalike place (known failure class)
+	elsewhere                        int // applied at a lookalike place (a failure)
 	mustApply, mustRefuse            int
 	rewriteRefused, rewriteRewritten int
 	strategies                       map[string]int
@@ -251,12 +245,12 @@ func runCase(t *testing.T, c *drift.Case, dir string, st *kindStats, fail func(*
 		}
 		want := string(c.Expected())
 		if got := after[c.Path]; got != want {
-			if line, ok := lookalike(c, res); ok && !failLookalike {
+			if line, ok := lookalike(c, res); ok {
+				// Counted in its own column, and a failure like any
+				// other wrong result: the matcher refuses look-alikes.
 				st.elsewhere++
-				st.applied--
-				st.strategies[res.Chunks[0].Strategy]--
-				t.Logf("known failure class: %s: applied at a lookalike place, line %d (%s), not where the author meant",
-					c, line, res.Chunks[0].Strategy)
+				fail(c, "applied at a lookalike place, line %d (%s), not where the author meant:\n%s",
+					line, res.Chunks[0].Strategy, lineDiff(want, got))
 				return
 			}
 			fail(c, "applied, but the file is not the intended edit of the drifted file:\n%s", lineDiff(want, got))
@@ -412,7 +406,7 @@ func firstLine(s string) string {
 
 // lookalike reports whether an apply that gave unexpected bytes placed the
 // chunk by a rescue step (prefix-suffix or lcs) at another place than the
-// one the author meant: the known failure class of rescuebugs_test.go.
+// one the author meant (the matcher must refuse such look-alikes).
 func lookalike(c *drift.Case, res *rescue.Result) (int, bool) {
 	if res == nil || len(res.Chunks) != 1 {
 		return 0, false
@@ -434,7 +428,7 @@ type lookalikeCase struct {
 	name, file, patch string
 }
 
-// TestLookalikeRegressions holds the fixed cases of rescuebugs_test.go.
+// TestLookalikeRegressions holds look-alike cases the property test found.
 func TestLookalikeRegressions(t *testing.T) {
 	runLookalike(t, []lookalikeCase{
 		{
