@@ -28,6 +28,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/slimgate/slim/internal/gitexec"
 	"github.com/slimgate/slim/worktree"
 )
 
@@ -333,18 +334,7 @@ type gitRunner struct{ dir string }
 func (g *gitRunner) output(args ...string) (string, error) { return g.outputIn(g.dir, args...) }
 
 func (g *gitRunner) outputIn(dir string, args ...string) (string, error) {
-	cmd := exec.Command("git", args...)
-	cmd.Dir = dir
-	var stderr bytes.Buffer
-	cmd.Stderr = &stderr
-	out, err := cmd.Output()
-	if err != nil {
-		if msg := strings.TrimSpace(stderr.String()); msg != "" {
-			return "", fmt.Errorf("git %s: %s", strings.Join(args, " "), msg)
-		}
-		return "", fmt.Errorf("git %s: %w", strings.Join(args, " "), err)
-	}
-	return string(out), nil
+	return gitexec.Output(dir, args...)
 }
 
 // stagedSubmodulePaths lists the submodule paths declared in the staged

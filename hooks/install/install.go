@@ -16,13 +16,13 @@ import (
 	"fmt"
 	"io/fs"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 
 	gitshim "github.com/slimgate/slim/hooks/git"
 	"github.com/slimgate/slim/hooks/opencode"
 	"github.com/slimgate/slim/internal/atomicfile"
+	"github.com/slimgate/slim/internal/gitexec"
 	"github.com/slimgate/slim/internal/slimerr"
 )
 
@@ -319,16 +319,6 @@ func exists(path string) bool {
 
 // gitOutput runs git in dir and returns its trimmed stdout.
 func gitOutput(dir string, args ...string) (string, error) {
-	cmd := exec.Command("git", args...)
-	cmd.Dir = dir
-	var stderr bytes.Buffer
-	cmd.Stderr = &stderr
-	out, err := cmd.Output()
-	if err != nil {
-		if msg := strings.TrimSpace(stderr.String()); msg != "" {
-			return "", fmt.Errorf("git %s: %s", strings.Join(args, " "), msg)
-		}
-		return "", fmt.Errorf("git %s: %w", strings.Join(args, " "), err)
-	}
-	return strings.TrimSpace(string(out)), nil
+	out, err := gitexec.Output(dir, args...)
+	return strings.TrimSpace(out), err
 }
