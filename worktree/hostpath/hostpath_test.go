@@ -124,7 +124,7 @@ func FuzzResolve(f *testing.F) {
 		for _, tc := range []struct {
 			fl  Flavor
 			cwd string
-		}{{Posix, "/work/root"}, {Win32, `C:\work\root`}} {
+		}{{Posix, "/home/dev/root"}, {Win32, `C:\dev\root`}} {
 			r := tc.fl.Resolve(tc.cwd, a, b)
 			if !tc.fl.IsAbs(r) {
 				t.Fatalf("%v: Resolve(%q, %q) = %q is not absolute", tc.fl, a, b, r)

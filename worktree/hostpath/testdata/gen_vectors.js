@@ -22,8 +22,8 @@ const winPaths = [
   'é\\Ü', 'C:\\Proj\\x', 'c:\\proj\\x', 'x/', './', '.\\', '..\\',
 ];
 
-const posixCwds = ['/work/root', '/', '/a/b/c'];
-const winCwds = ['C:\\work\\root', 'c:\\', 'D:\\d', '\\\\server\\share\\cwd', '/posix/cwd'];
+const posixCwds = ['/home/dev/root', '/', '/a/b/c'];
+const winCwds = ['C:\\dev\\root', 'c:\\', 'D:\\d', '\\\\server\\share\\cwd', '/posix/cwd'];
 
 function withCwd(cwd, fn) {
   const saved = process.cwd;
