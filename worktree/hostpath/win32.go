@@ -435,23 +435,9 @@ func winRelativeUnits(fromOrig, toOrig, from, to []uint16, unitsString func([]ui
 		}
 		return strings.Repeat(`..\`, fromLen-i) + joinUnits(toSplit[i:], unitsString)
 	}
-	fromStart := 0
-	for fromStart < len(from) && from[fromStart] == bs {
-		fromStart++
-	}
-	fromEnd := len(from)
-	for fromEnd-1 > fromStart && from[fromEnd-1] == bs {
-		fromEnd--
-	}
+	fromStart, fromEnd := trimBackslashes(from)
 	fromLen := fromEnd - fromStart
-	toStart := 0
-	for toStart < len(to) && to[toStart] == bs {
-		toStart++
-	}
-	toEnd := len(to)
-	for toEnd-1 > toStart && to[toEnd-1] == bs {
-		toEnd--
-	}
+	toStart, toEnd := trimBackslashes(to)
 	toLen := toEnd - toStart
 	length := min(fromLen, toLen)
 	lastCommonSep := -1
@@ -506,6 +492,20 @@ func winRelativeUnits(fromOrig, toOrig, from, to []uint16, unitsString func([]ui
 		toStart++
 	}
 	return unitsString(sliceUnits(toOrig, toStart, toEnd))
+}
+
+// trimBackslashes returns the bounds of u without its leading backslashes
+// and without its trailing ones, keeping at least one unit after start, as
+// Node's win32.relative trims both of its operands.
+func trimBackslashes(u []uint16) (start, end int) {
+	for start < len(u) && u[start] == '\\' {
+		start++
+	}
+	end = len(u)
+	for end-1 > start && u[end-1] == '\\' {
+		end--
+	}
+	return start, end
 }
 
 // sliceUnits is JavaScript's slice(start, end) with clamping.
