@@ -332,18 +332,7 @@ func posixDirname(p string) string {
 		return "."
 	}
 	hasRoot := p[0] == '/'
-	end := -1
-	matchedSlash := true
-	for i := len(p) - 1; i >= 1; i-- {
-		if p[i] == '/' {
-			if !matchedSlash {
-				end = i
-				break
-			}
-		} else {
-			matchedSlash = false
-		}
-	}
+	end := dirnameEnd(p, 1, isPosixSep)
 	if end == -1 {
 		if hasRoot {
 			return "/"
@@ -354,6 +343,23 @@ func posixDirname(p string) string {
 		return "//"
 	}
 	return p[:end]
+}
+
+// dirnameEnd is where Node's dirname cuts p: the index of the last
+// separator at or after start that precedes p's final name (trailing
+// separators skipped), or -1 when there is none.
+func dirnameEnd(p string, start int, isSep func(byte) bool) int {
+	matchedSlash := true
+	for i := len(p) - 1; i >= start; i-- {
+		if isSep(p[i]) {
+			if !matchedSlash {
+				return i
+			}
+		} else {
+			matchedSlash = false
+		}
+	}
+	return -1
 }
 
 func basename(p string, start int, isSep func(byte) bool) string {

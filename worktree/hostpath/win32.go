@@ -586,18 +586,7 @@ func winDirname(p string) string {
 		}
 		offset = rootEnd
 	}
-	end := -1
-	matchedSlash := true
-	for i := n - 1; i >= offset; i-- {
-		if isWinSep(p[i]) {
-			if !matchedSlash {
-				end = i
-				break
-			}
-		} else {
-			matchedSlash = false
-		}
-	}
+	end := dirnameEnd(p, offset, isWinSep)
 	if end == -1 {
 		if rootEnd == -1 {
 			return "."
