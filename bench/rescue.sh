@@ -8,11 +8,7 @@
 # Goals: 100k lines with 50 drifted chunks < 50 ms; each ratio <= 12;
 # peak RSS <= 4 x file size + 16 MiB.
 # BENCH (a -bench regexp) narrows the run, e.g. BENCH='Process/mode=rewrite'.
-set -euo pipefail
-cd "$(dirname "$0")/.."
-out=$(mktemp -d)
-trap 'rm -rf "$out"' EXIT
-export CGO_ENABLED=0
+source "$(dirname "$0")/lib.sh"
 
 echo "== go test -bench ${BENCH:-BenchmarkProcess} -count ${COUNT:-5}"
 go test -tags urfave_cli_no_docs -run '^$' -bench "${BENCH:-BenchmarkProcess}" \
@@ -67,7 +63,6 @@ END {
 
 echo
 echo "== peak RSS of the binary (50 drifted chunks)"
-go build -tags urfave_cli_no_docs -trimpath -o "$out/slim" ./cmd/slim
 SLIM_BENCH_FIXTURE_DIR="$out/fx" go test -tags urfave_cli_no_docs -count 1 -run '^TestWriteBenchFixture$' ./rescue/ >/dev/null
 
 peak_kib() { # command... -> "peak-RSS-KiB cpu-seconds" (GNU time, else /proc VmHWM polling and no CPU time)

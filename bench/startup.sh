@@ -3,13 +3,7 @@
 # with `slim version` and `slim worktree check`, interleaved, 31 runs each
 # (override with RUNS). Prints medians and ratios to the bare binary.
 # Goal: slim within 1.5x of the bare binary.
-set -euo pipefail
-cd "$(dirname "$0")/.."
-out=$(mktemp -d)
-trap 'rm -rf "$out"' EXIT
-export CGO_ENABLED=0
-go build -o "$out/bare" ./bench/bare
-go build -tags urfave_cli_no_docs -trimpath -o "$out/slim" ./cmd/slim
+source "$(dirname "$0")/lib.sh"
 go build -o "$out/compare" ./bench/compare
 repo="$out/repo"
 mkdir -p "$repo/src"

@@ -12,14 +12,13 @@
 package main
 
 import (
-	"bytes"
 	"flag"
 	"fmt"
 	"os"
-	"os/exec"
-	"sort"
 	"strings"
 	"time"
+
+	"github.com/slimgate/slim/bench/internal/timing"
 )
 
 type command struct {
@@ -57,10 +56,10 @@ func main() {
 			times[j] = append(times[j], d)
 		}
 	}
-	base := median(times[0])
+	base := timing.Median(times[0])
 	fmt.Printf("%-28s %8s %12s %8s\n", "command", "runs", "median", "ratio")
 	for j, c := range cmds {
-		m := median(times[j])
+		m := timing.Median(times[j])
 		fmt.Printf("%-28s %8d %12s %7.2fx\n", c.name, len(times[j]), m.Round(time.Microsecond), float64(m)/float64(base))
 	}
 }
@@ -102,25 +101,6 @@ func parse(args []string) ([]command, error) {
 }
 
 func runOnce(c command) (time.Duration, error) {
-	cmd := exec.Command(c.argv[0], c.argv[1:]...)
-	cmd.Stdin = bytes.NewReader(c.stdin)
-	var out bytes.Buffer
-	cmd.Stdout = &out
-	cmd.Stderr = &out
-	start := time.Now()
-	err := cmd.Run()
-	d := time.Since(start)
-	if err != nil {
-		if ee, ok := err.(*exec.ExitError); ok && ee.ExitCode() > 0 && ee.ExitCode() < 6 {
-			return d, nil // slim's decisions exit 0-5; only crashes are errors
-		}
-		return d, fmt.Errorf("%v: %s", err, out.String())
-	}
-	return d, nil
-}
-
-func median(ds []time.Duration) time.Duration {
-	s := append([]time.Duration(nil), ds...)
-	sort.Slice(s, func(i, j int) bool { return s[i] < s[j] })
-	return s[len(s)/2]
+	d, _, err := timing.Run(c.argv, c.stdin)
+	return d, err
 }
