@@ -7,16 +7,20 @@ import (
 	"unicode/utf8"
 )
 
-// winReserved are the DOS device names Node treats specially when they
-// precede a colon (CVE-2025-27210 hardening in Node's normalize).
-var winReserved = map[string]bool{
-	"CON": true, "PRN": true, "AUX": true, "NUL": true,
-	"COM1": true, "COM2": true, "COM3": true, "COM4": true, "COM5": true,
-	"COM6": true, "COM7": true, "COM8": true, "COM9": true,
-	"LPT1": true, "LPT2": true, "LPT3": true, "LPT4": true, "LPT5": true,
-	"LPT6": true, "LPT7": true, "LPT8": true, "LPT9": true,
-	"COM\u00b9": true, "COM\u00b2": true, "COM\u00b3": true,
-	"LPT\u00b9": true, "LPT\u00b2": true, "LPT\u00b3": true,
+// isWinDeviceName reports whether name (upper case) is one of the DOS
+// device names Node treats specially when they precede a colon
+// (CVE-2025-27210 hardening in Node's normalize). A switch, not a map, so
+// nothing is built when the program starts.
+func isWinDeviceName(name string) bool {
+	switch name {
+	case "CON", "PRN", "AUX", "NUL",
+		"COM1", "COM2", "COM3", "COM4", "COM5", "COM6", "COM7", "COM8", "COM9",
+		"LPT1", "LPT2", "LPT3", "LPT4", "LPT5", "LPT6", "LPT7", "LPT8", "LPT9",
+		"COM\u00b9", "COM\u00b2", "COM\u00b3",
+		"LPT\u00b9", "LPT\u00b2", "LPT\u00b3":
+		return true
+	}
+	return false
 }
 
 // isWinReservedName mirrors Node's isWindowsReservedName(path, colonIndex),
@@ -36,7 +40,7 @@ func isWinReservedName(p string, colonIndex int) bool {
 		}
 		part = p[:len(p)-size]
 	}
-	return winReserved[strings.ToUpper(part)]
+	return isWinDeviceName(strings.ToUpper(part))
 }
 
 // winRoot finds a UNC or device root at the start of p the way Node's
