@@ -196,14 +196,10 @@ func slimerrOf(err error) *slimerr.Error {
 	return nil
 }
 
-// isFlagError recognises the flag package's errors that urfave/cli returns
-// before OnUsageError can see them (for example an undefined flag on the app).
+// isFlagError recognises the one flag error urfave/cli returns without
+// passing it through OnUsageError: a missing required flag.
 func isFlagError(err error) bool {
-	s := err.Error()
-	return strings.HasPrefix(s, "flag provided but not defined") ||
-		strings.Contains(s, "flag needs an argument") ||
-		strings.HasPrefix(s, "invalid value") ||
-		strings.HasPrefix(s, "Required flag")
+	return strings.HasPrefix(err.Error(), "Required flag")
 }
 
 // wantJSON looks for --json among the arguments before any "--", so errors
