@@ -918,32 +918,11 @@ func (v *FileView) lineKeyHashes() []uint32 {
 	}
 	hs := make([]uint32, len(v.lines))
 	for i, l := range v.lines {
-		ascii := true
-		for k := 0; k < len(l); k++ {
-			if l[k] >= utf8RuneSelf {
-				ascii = false
-				break
-			}
-		}
-		if !ascii {
-			hs[i] = keyHash(v, lineKey(l))
-			continue
-		}
-		// lineKey of an ASCII line, without building it.
-		a, b := 0, len(l)
-		for a < b && isASCIISpace(l[a]) {
-			a++
-		}
-		for b > a && isASCIISpace(l[b-1]) {
-			b--
-		}
-		hs[i] = keyHash(v, l[a:b])
+		hs[i] = keyHash(v, lineKey(l)) // an ASCII line's key is a substring: no copy
 	}
 	v.keyHash = hs
 	return hs
 }
-
-const utf8RuneSelf = 0x80
 
 // fillLCS writes the placement of an LCS window: old line k stands for
 // window line k; context lines keep the window's bytes, removed lines
