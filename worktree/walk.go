@@ -116,14 +116,13 @@ func walkFrom(start string, comps []string) (walkResult, error) {
 			res.viaLink = true
 			tvol := filepath.VolumeName(target)
 			switch {
-			case filepath.IsAbs(target):
+			case filepath.IsAbs(target) || tvol != "":
+				// Absolute, or drive-relative (C:x), which is taken as rooted
+				// on that drive; such links are rare and this errs towards
+				// outside.
 				cur = tvol + string(filepath.Separator)
-			case tvol == "" && target != "" && os.IsPathSeparator(target[0]):
+			case target != "" && os.IsPathSeparator(target[0]):
 				cur = filepath.VolumeName(cur) + string(filepath.Separator)
-			case tvol != "":
-				// A drive-relative target (C:x): treat it as rooted on that
-				// drive; such links are rare and this errs towards outside.
-				cur = tvol + string(filepath.Separator)
 			}
 			tc := splitComponents(target[len(tvol):])
 			for i := len(tc) - 1; i >= 0; i-- {
