@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"sort"
+	"strconv"
 	"strings"
 )
 
@@ -126,6 +127,8 @@ func ReadRequest(r io.Reader) (*Request, error) {
 // values count as absent. Phase may be absent (the command line fills it
 // in); Validate checks what each phase needs.
 func Decode(data []byte) (*Request, error) {
+	// One decoding pass gives every field its value; a large output or args
+	// is never scanned again.
 	fields, err := object(data, "request")
 	if err != nil {
 		return nil, err
@@ -133,45 +136,45 @@ func Decode(data []byte) (*Request, error) {
 	req := &Request{}
 	seenV := false
 	for _, k := range sortedKeys(fields) {
-		raw := fields[k]
+		val := fields[k]
 		switch k {
 		case "v":
-			if isNull(raw) {
+			if val == nil {
 				continue
 			}
-			n, err := intField(raw, "v")
+			n, err := intField(val, data)
 			if err != nil {
 				return nil, err
 			}
 			req.V, seenV = n, true
 		case "phase":
-			s, err := stringField(raw, "phase")
+			s, err := stringField(val, "phase")
 			if err != nil {
 				return nil, err
 			}
 			req.Phase = Phase(s)
 		case "host":
-			if err := decodeHost(raw, &req.Host); err != nil {
+			if err := decodeHost(val, &req.Host); err != nil {
 				return nil, err
 			}
 		case "tool":
-			req.Tool, err = stringField(raw, "tool")
+			req.Tool, err = stringField(val, "tool")
 		case "sessionID":
-			req.SessionID, err = stringField(raw, "sessionID")
+			req.SessionID, err = stringField(val, "sessionID")
 		case "callID":
-			req.CallID, err = stringField(raw, "callID")
+			req.CallID, err = stringField(val, "callID")
 		case "status":
-			req.Status, err = stringField(raw, "status")
+			req.Status, err = stringField(val, "status")
 		case "args":
-			req.Args, err = value(raw, "args")
+			req.Args = val
 		case "output":
-			req.Output, err = value(raw, "output")
+			req.Output = val
 		case "event":
-			if isNull(raw) {
+			if val == nil {
 				continue
 			}
 			req.Event = &EventInfo{}
-			err = decodeEvent(raw, req.Event)
+			err = decodeEvent(val, req.Event)
 		default:
 			return nil, unknownField("request", k, "v, phase, host, tool, sessionID, callID, args, output, status, event")
 		}
@@ -224,11 +227,11 @@ func (r *Request) Validate(argvPhase Phase) error {
 	return nil
 }
 
-func decodeHost(raw json.RawMessage, h *Host) error {
-	if isNull(raw) {
+func decodeHost(val any, h *Host) error {
+	if val == nil {
 		return nil
 	}
-	fields, err := object(raw, "host")
+	fields, err := member(val, "host")
 	if err != nil {
 		return err
 	}
@@ -257,8 +260,8 @@ func decodeHost(raw json.RawMessage, h *Host) error {
 	return nil
 }
 
-func decodeEvent(raw json.RawMessage, ev *EventInfo) error {
-	fields, err := object(raw, "event")
+func decodeEvent(val any, ev *EventInfo) error {
+	fields, err := member(val, "event")
 	if err != nil {
 		return err
 	}
@@ -281,10 +284,12 @@ func decodeEvent(raw json.RawMessage, ev *EventInfo) error {
 	return nil
 }
 
-// object decodes exactly one JSON object into its raw fields.
-func object(data []byte, what string) (map[string]json.RawMessage, error) {
+// object decodes exactly one JSON object into its fields' values, numbers
+// as json.Number.
+func object(data []byte, what string) (map[string]any, error) {
 	dec := json.NewDecoder(bytes.NewReader(data))
-	var fields map[string]json.RawMessage
+	dec.UseNumber()
+	var fields map[string]any
 	if err := dec.Decode(&fields); err != nil {
 		if errors.Is(err, io.EOF) {
 			return nil, reqErr("%s is empty; want one JSON object", what)
@@ -304,50 +309,56 @@ func object(data []byte, what string) (map[string]json.RawMessage, error) {
 	return fields, nil
 }
 
-func value(raw json.RawMessage, name string) (any, error) {
-	dec := json.NewDecoder(bytes.NewReader(raw))
-	dec.UseNumber()
-	var v any
-	if err := dec.Decode(&v); err != nil {
-		return nil, reqErr("field %q: %v", name, err)
+// member returns a decoded non-null field value that must be an object,
+// naming a wrong type the way encoding/json does.
+func member(val any, what string) (map[string]any, error) {
+	switch x := val.(type) {
+	case map[string]any:
+		return x, nil
+	case string:
+		return nil, reqErr("%s must be a JSON object, not string", what)
+	case json.Number:
+		return nil, reqErr("%s must be a JSON object, not number", what)
+	case bool:
+		return nil, reqErr("%s must be a JSON object, not bool", what)
+	default:
+		return nil, reqErr("%s must be a JSON object, not array", what)
 	}
-	return v, nil
 }
 
-func stringField(raw json.RawMessage, name string) (string, error) {
-	if isNull(raw) {
+func stringField(val any, name string) (string, error) {
+	if val == nil {
 		return "", nil
 	}
-	var s string
-	if err := json.Unmarshal(raw, &s); err != nil {
-		return "", reqErr("field %q must be a string, not %s", name, kindOf(raw))
+	s, ok := val.(string)
+	if !ok {
+		return "", reqErr("field %q must be a string, not %s", name, kindOf(val))
 	}
 	return s, nil
 }
 
-func intField(raw json.RawMessage, name string) (int, error) {
-	var n int
-	if err := json.Unmarshal(raw, &n); err != nil {
-		return 0, reqErr("field %q must be an integer, not %s", name, strings.TrimSpace(string(raw)))
+// intField returns v as an int. Only when it is not one is the request's
+// raw text decoded again, to quote the value as written.
+func intField(val any, data []byte) (int, error) {
+	if num, ok := val.(json.Number); ok {
+		if n, err := strconv.Atoi(string(num)); err == nil {
+			return n, nil
+		}
 	}
-	return n, nil
+	var raw map[string]json.RawMessage
+	json.Unmarshal(data, &raw) // data already decoded once: cannot fail
+	return 0, reqErr("field %q must be an integer, not %s", "v", strings.TrimSpace(string(raw["v"])))
 }
 
-func isNull(raw json.RawMessage) bool { return string(bytes.TrimSpace(raw)) == "null" }
-
-func kindOf(raw json.RawMessage) string {
-	b := bytes.TrimSpace(raw)
-	if len(b) == 0 {
-		return "nothing"
-	}
-	switch b[0] {
-	case '{':
+func kindOf(val any) string {
+	switch val.(type) {
+	case map[string]any:
 		return "an object"
-	case '[':
+	case []any:
 		return "an array"
-	case '"':
+	case string:
 		return "a string"
-	case 't', 'f':
+	case bool:
 		return "a boolean"
 	default:
 		return "a number"
@@ -358,7 +369,7 @@ func unknownField(where, k, known string) error {
 	return reqErr("%s field %q is not part of protocol v%d (known: %s)", where, k, Version, known)
 }
 
-func sortedKeys(m map[string]json.RawMessage) []string {
+func sortedKeys(m map[string]any) []string {
 	keys := make([]string, 0, len(m))
 	for k := range m {
 		keys = append(keys, k)
