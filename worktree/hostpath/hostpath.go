@@ -136,7 +136,6 @@ func (f Flavor) Base(p string) string {
 func normalizeString(path string, allowAboveRoot bool, sep byte, isSep func(byte) bool) string {
 	var res strings.Builder
 	res.Grow(len(path))
-	resStr := func() string { return res.String() }
 	lastSegmentLength := 0
 	lastSlash := -1
 	dots := 0
@@ -153,7 +152,7 @@ func normalizeString(path string, allowAboveRoot bool, sep byte, isSep func(byte
 			if lastSlash == i-1 || dots == 1 {
 				// nothing
 			} else if dots == 2 {
-				r := resStr()
+				r := res.String()
 				if len(r) < 2 || lastSegmentLength != 2 || r[len(r)-1] != '.' || r[len(r)-2] != '.' {
 					if len(r) > 2 {
 						idx := strings.LastIndexByte(r, sep)
