@@ -62,9 +62,9 @@ func (f Flavor) Sep() string {
 // IsSep reports whether c separates path components in this flavor.
 func (f Flavor) IsSep(c byte) bool {
 	if f.Concrete() == Win32 {
-		return c == '/' || c == '\\'
+		return isWinSep(c)
 	}
-	return c == '/'
+	return isPosixSep(c)
 }
 
 // Resolve is path.resolve with cwd standing in for process.cwd(). cwd is
