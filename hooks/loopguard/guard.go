@@ -26,18 +26,23 @@ const (
 	RefuseAt = 5
 )
 
-// exempt tools skip both phases: they neither count nor break a run.
-var exempt = map[string]bool{
-	"task": true, "task_status": true, "task_result": true, "task_cancel": true,
-	"task_message": true, "task_revive": true, "wait_for_user": true, "wait_for_background_tasks": true,
+// exempt reports whether the lower-cased tool skips both phases: it neither
+// counts nor breaks a run.
+func exempt(lower string) bool {
+	switch lower {
+	case "task", "task_status", "task_result", "task_cancel",
+		"task_message", "task_revive", "wait_for_user", "wait_for_background_tasks":
+		return true
+	}
+	return false
 }
 
-// refusable tools are refused after RefuseAt identical results; every other
-// eligible tool only gets the notice.
-var refusable = map[string]bool{"read": true, "grep": true, "glob": true}
+// refusable reports whether the lower-cased tool is refused after RefuseAt
+// identical results; every other eligible tool only gets the notice.
+func refusable(lower string) bool { return lower == "read" || lower == "grep" || lower == "glob" }
 
 // Exempt reports whether tool (any case) is outside the loop guard.
-func Exempt(tool string) bool { return exempt[strings.ToLower(tool)] }
+func Exempt(tool string) bool { return exempt(strings.ToLower(tool)) }
 
 // untrackedPrefix starts the key of a result whose before was never seen
 // (unknown callID, reset, expired entry). Real keys are 32 hex digits, so
@@ -63,13 +68,13 @@ func (g *Guard) now() time.Time {
 // the count. Calls without a session and exempt tools are not looked at.
 func (g *Guard) Before(tool, sessionID, callID string, args any) (string, error) {
 	lower := strings.ToLower(tool)
-	if sessionID == "" || exempt[lower] {
+	if sessionID == "" || exempt(lower) {
 		return "", nil
 	}
 	key := Fingerprint(lower, args)
 	refusal := ""
 	err := g.Store.Update(sessionID, func(st *State) bool {
-		if refusable[lower] && st.Last.Args == key && st.Last.Runs >= RefuseAt {
+		if refusable(lower) && st.Last.Args == key && st.Last.Runs >= RefuseAt {
 			refusal = RefusalText(tool, st.Last.Runs)
 			return false
 		}
@@ -85,7 +90,7 @@ func (g *Guard) Before(tool, sessionID, callID string, args any) (string, error)
 // like any other result.
 func (g *Guard) After(tool, sessionID, callID string, output any) (string, error) {
 	lower := strings.ToLower(tool)
-	if sessionID == "" || exempt[lower] {
+	if sessionID == "" || exempt(lower) {
 		return "", nil
 	}
 	outHash := Fingerprint(lower, output)
