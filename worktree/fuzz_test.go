@@ -104,8 +104,8 @@ func FuzzContainment(f *testing.F) {
 				t.Fatalf("%q judged inside, but resolves into a .git directory: %s", target, real)
 			}
 		}
-		// os.Root agrees that the relative form stays inside: Lstat of the
-		// parent either works or fails for a reason other than escaping.
+		// The relative form handed to os.Root operations at the top does
+		// not climb out of it.
 		if rel, err := g.RelToTop(v); err != nil || filepath.IsAbs(rel) || rel == ".." || strings.HasPrefix(rel, ".."+string(filepath.Separator)) {
 			t.Fatalf("%q: rel %q, %v", target, rel, err)
 		}
