@@ -32,7 +32,7 @@ import (
 	"github.com/slimgate/slim/worktree"
 )
 
-// Hooks are the hook names Run accepts.
+// Hooks are the hook names Run accepts, and the hooks slim installs shims for.
 var Hooks = []string{"pre-commit", "pre-applypatch"}
 
 // Check names carried by findings.

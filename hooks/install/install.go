@@ -20,6 +20,7 @@ import (
 	"strings"
 
 	gitshim "github.com/slimgate/slim/hooks/git"
+	"github.com/slimgate/slim/hooks/githook"
 	"github.com/slimgate/slim/hooks/opencode"
 	"github.com/slimgate/slim/internal/atomicfile"
 	"github.com/slimgate/slim/internal/gitexec"
@@ -49,9 +50,6 @@ type Result struct {
 	Action string `json:"action"`
 	Note   string `json:"note,omitempty"`
 }
-
-// GitHooks are the hooks slim installs shims for.
-var GitHooks = []string{"pre-commit", "pre-applypatch"}
 
 // ChainSuffix is appended to an existing hook's name when it is moved aside.
 const ChainSuffix = gitshim.ChainSuffix
@@ -187,7 +185,7 @@ func InstallGit(hooksDir string) ([]Result, error) {
 		return nil, fmt.Errorf("install git hooks: %w", err)
 	}
 	var results []Result
-	for _, name := range GitHooks {
+	for _, name := range githook.Hooks {
 		r, err := installShim(hooksDir, name)
 		results = append(results, r)
 		if err != nil {
@@ -254,7 +252,7 @@ func installShim(hooksDir, name string) (Result, error) {
 // back under their own names. Hooks slim did not write are left alone.
 func UninstallGit(hooksDir string) ([]Result, error) {
 	var results []Result
-	for _, name := range GitHooks {
+	for _, name := range githook.Hooks {
 		path := filepath.Join(hooksDir, name)
 		aside := path + ChainSuffix
 		r := Result{Kind: "git", Path: path}
