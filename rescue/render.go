@@ -209,12 +209,7 @@ func (r *renderer) blocks(base, cur *fileText, ctx int) {
 			} else {
 				r.line("@@")
 			}
-			for i := b.A0; i < b.A1; i++ {
-				r.body(OpDelete, base.lines[i], crOf(base, i))
-			}
-			for j := b.B0; j < b.B1; j++ {
-				r.body(OpAdd, cur.lines[j], crOf(cur, j))
-			}
+			r.change(base, cur, b)
 			if b.A0 == b.A1 && b.A0 < n {
 				r.body(OpContext, base.lines[b.A0], crOf(base, b.A0))
 			} else if b.A1 == n {
@@ -242,23 +237,7 @@ func (r *renderer) blocks(base, cur *fileText, ctx int) {
 			end = start + 1
 		}
 		r.line("@@")
-		pos := start
-		for k := gi; k <= gj; k++ {
-			b := blks[k]
-			for ; pos < b.A0; pos++ {
-				r.body(OpContext, base.lines[pos], crOf(base, pos))
-			}
-			for i := b.A0; i < b.A1; i++ {
-				r.body(OpDelete, base.lines[i], crOf(base, i))
-			}
-			for j := b.B0; j < b.B1; j++ {
-				r.body(OpAdd, cur.lines[j], crOf(cur, j))
-			}
-			pos = b.A1
-		}
-		for ; pos < end; pos++ {
-			r.body(OpContext, base.lines[pos], crOf(base, pos))
-		}
+		r.span(base, cur, blks[gi:gj+1], start, end)
 		if end == n && n > 0 {
 			r.line(eofMarker)
 		}
@@ -270,23 +249,34 @@ func (r *renderer) blocks(base, cur *fileText, ctx int) {
 func (r *renderer) whole(base, cur *fileText) {
 	n := len(base.lines)
 	r.line("@@")
-	pos := 0
-	for _, b := range diffLines(keyed(base), keyed(cur)) {
+	r.span(base, cur, diffLines(keyed(base), keyed(cur)), 0, n)
+	if n > 0 {
+		r.line(eofMarker)
+	}
+}
+
+// span renders the body lines of base[start:end] with blks applied: the
+// unchanged lines as context, each block as its deleted then added lines.
+func (r *renderer) span(base, cur *fileText, blks []editBlock, start, end int) {
+	pos := start
+	for _, b := range blks {
 		for ; pos < b.A0; pos++ {
 			r.body(OpContext, base.lines[pos], crOf(base, pos))
 		}
-		for i := b.A0; i < b.A1; i++ {
-			r.body(OpDelete, base.lines[i], crOf(base, i))
-		}
-		for j := b.B0; j < b.B1; j++ {
-			r.body(OpAdd, cur.lines[j], crOf(cur, j))
-		}
+		r.change(base, cur, b)
 		pos = b.A1
 	}
-	for ; pos < n; pos++ {
+	for ; pos < end; pos++ {
 		r.body(OpContext, base.lines[pos], crOf(base, pos))
 	}
-	if n > 0 {
-		r.line(eofMarker)
+}
+
+// change renders one block's deleted base lines then its added cur lines.
+func (r *renderer) change(base, cur *fileText, b editBlock) {
+	for i := b.A0; i < b.A1; i++ {
+		r.body(OpDelete, base.lines[i], crOf(base, i))
+	}
+	for j := b.B0; j < b.B1; j++ {
+		r.body(OpAdd, cur.lines[j], crOf(cur, j))
 	}
 }
