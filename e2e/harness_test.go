@@ -11,13 +11,13 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
-	"runtime"
 	"strings"
 	"sync"
 	"testing"
 	"time"
 
 	"github.com/slimgate/slim/fixtures/fakeprovider"
+	"github.com/slimgate/slim/internal/testbin"
 )
 
 // pinnedVersion is the OpenCode release the tests are written against
@@ -122,18 +122,7 @@ func hostBinary(t *testing.T) string {
 func slimBinary(t *testing.T) string {
 	t.Helper()
 	suite.slimOnce.Do(func() {
-		out := filepath.Join(suite.tmp, "bin", "slim")
-		if runtime.GOOS == "windows" {
-			out += ".exe"
-		}
-		cmd := exec.Command("go", "build", "-tags", "urfave_cli_no_docs", "-o", out, "./cmd/slim")
-		cmd.Dir = ".."
-		cmd.Env = append(os.Environ(), "CGO_ENABLED=0")
-		if msg, err := cmd.CombinedOutput(); err != nil {
-			suite.slimErr = fmt.Errorf("build slim: %w\n%s", err, msg)
-			return
-		}
-		suite.slimBin = out
+		suite.slimBin, suite.slimErr = testbin.Build(filepath.Join(suite.tmp, "bin"))
 	})
 	if suite.slimErr != nil {
 		t.Fatal(suite.slimErr)

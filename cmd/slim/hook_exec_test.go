@@ -17,21 +17,34 @@ import (
 
 	"github.com/slimgate/slim/hooks/loopguard"
 	"github.com/slimgate/slim/hooks/protocol"
+	"github.com/slimgate/slim/internal/testbin"
 )
 
-// buildSlim builds the real binary the way it ships: static, no docs.
+var slimBin struct {
+	once sync.Once
+	path string
+	err  error
+}
+
+// buildSlim builds the real binary the way it ships (static, no docs), once
+// per test run.
 func buildSlim(t *testing.T) string {
 	t.Helper()
 	if testing.Short() {
 		t.Skip("builds the binary")
 	}
-	bin := filepath.Join(t.TempDir(), "slim")
-	cmd := exec.Command("go", "build", "-tags", "urfave_cli_no_docs", "-o", bin, ".")
-	cmd.Env = append(os.Environ(), "CGO_ENABLED=0")
-	if out, err := cmd.CombinedOutput(); err != nil {
-		t.Fatalf("build slim: %v\n%s", err, out)
+	slimBin.once.Do(func() {
+		dir, err := os.MkdirTemp("", "slim-bin-")
+		if err != nil {
+			slimBin.err = err
+			return
+		}
+		slimBin.path, slimBin.err = testbin.Build(dir)
+	})
+	if slimBin.err != nil {
+		t.Fatal(slimBin.err)
 	}
-	return bin
+	return slimBin.path
 }
 
 func hookCmd(bin, state, phase string, req any) *exec.Cmd {
