@@ -146,7 +146,7 @@ func (s *Store) Delete(sessionID string) (bool, error) {
 func (s *Store) MaybeGC() {
 	stamp := filepath.Join(s.dir, "gc.stamp")
 	now := s.now()
-	if fi, err := os.Stat(stamp); err == nil && now.Sub(fi.ModTime()) < GCInterval && fi.ModTime().Sub(now) < GCInterval {
+	if stampFresh(stamp, now) {
 		return
 	}
 	lk, err := filelock.Acquire(filepath.Join(s.dir, "gc.lock"), 0)
@@ -154,7 +154,7 @@ func (s *Store) MaybeGC() {
 		return // another process is sweeping
 	}
 	defer lk.Unlock()
-	if fi, err := os.Stat(stamp); err == nil && now.Sub(fi.ModTime()) < GCInterval && fi.ModTime().Sub(now) < GCInterval {
+	if stampFresh(stamp, now) {
 		return
 	}
 	if err := atomicfile.WriteFile(stamp, []byte(now.UTC().Format(time.RFC3339)+"\n"), 0o600); err != nil {
@@ -167,6 +167,14 @@ func (s *Store) MaybeGC() {
 		s.log.Warn().Err(err).Msg("loop guard: sweep failed")
 	}
 	s.log.Debug().Int("removed", n).Msg("loop guard: swept session files")
+}
+
+// stampFresh reports whether the gc stamp was touched less than GCInterval
+// from now, in either direction (a clock set back does not stop sweeps for
+// long).
+func stampFresh(stamp string, now time.Time) bool {
+	fi, err := os.Stat(stamp)
+	return err == nil && now.Sub(fi.ModTime()) < GCInterval && fi.ModTime().Sub(now) < GCInterval
 }
 
 type sessionFile struct {
