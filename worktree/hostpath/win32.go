@@ -56,41 +56,49 @@ type winRootInfo struct {
 	shareRest string
 }
 
-func winParseUNC(p string) (info winRootInfo) {
-	// p starts with two separators.
+// uncRoot scans "\\server\share" at the start of p, which begins with two
+// separators, as Node does: where the server name ends, where the share
+// name begins and ends, and whether both are there.
+func uncRoot(p string) (serverEnd, shareStart, shareEnd int, ok bool) {
 	n := len(p)
 	j := 2
-	last := j
 	for j < n && !isWinSep(p[j]) {
 		j++
 	}
-	if j < n && j != last {
-		first := p[last:j]
-		last = j
-		for j < n && isWinSep(p[j]) {
-			j++
-		}
-		if j < n && j != last {
-			last = j
-			for j < n && !isWinSep(p[j]) {
-				j++
-			}
-			if j == n || j != last {
-				info.firstPart = first
-				if first == "." || first == "?" {
-					info.device = `\\` + first
-					info.hasDevice = true
-					info.rootEnd = 4
-				} else {
-					info.device = `\\` + first + `\` + p[last:j]
-					info.hasDevice = true
-					info.rootEnd = j
-					info.uncOnly = j == n
-					info.shareRest = p[last:]
-				}
-			}
-		}
+	if j == n || j == 2 {
+		return 0, 0, 0, false
 	}
+	serverEnd = j
+	for j < n && isWinSep(p[j]) {
+		j++
+	}
+	if j == n || j == serverEnd {
+		return 0, 0, 0, false
+	}
+	shareStart = j
+	for j < n && !isWinSep(p[j]) {
+		j++
+	}
+	return serverEnd, shareStart, j, true
+}
+
+func winParseUNC(p string) (info winRootInfo) {
+	serverEnd, shareStart, j, ok := uncRoot(p)
+	if !ok {
+		return info
+	}
+	first := p[2:serverEnd]
+	info.firstPart = first
+	info.hasDevice = true
+	if first == "." || first == "?" {
+		info.device = `\\` + first
+		info.rootEnd = 4
+		return info
+	}
+	info.device = `\\` + first + `\` + p[shareStart:j]
+	info.rootEnd = j
+	info.uncOnly = j == len(p)
+	info.shareRest = p[shareStart:]
 	return info
 }
 
@@ -558,28 +566,11 @@ func winDirname(p string) string {
 	if isWinSep(p[0]) {
 		rootEnd, offset = 1, 1
 		if isWinSep(p[1]) {
-			j := 2
-			last := j
-			for j < n && !isWinSep(p[j]) {
-				j++
-			}
-			if j < n && j != last {
-				last = j
-				for j < n && isWinSep(p[j]) {
-					j++
+			if _, _, j, ok := uncRoot(p); ok {
+				if j == n {
+					return p
 				}
-				if j < n && j != last {
-					last = j
-					for j < n && !isWinSep(p[j]) {
-						j++
-					}
-					if j == n {
-						return p
-					}
-					if j != last {
-						rootEnd, offset = j+1, j+1
-					}
-				}
+				rootEnd, offset = j+1, j+1
 			}
 		}
 	} else if isDriveLetter(p[0]) && p[1] == ':' {
