@@ -64,7 +64,8 @@ type SearchOutcome struct {
 	Block string
 }
 
-// SearchFunc runs the grep/glob pre-check. An error lets the call pass.
+// SearchFunc runs the grep/glob pre-check. It must not change args: it
+// returns new args in the outcome instead. An error lets the call pass.
 type SearchFunc func(tool string, args map[string]any, host protocol.Host) (SearchOutcome, error)
 
 // Dispatcher holds the guards of one process. Nil guards are skipped.
@@ -150,7 +151,7 @@ func (d *Dispatcher) before(req *protocol.Request) protocol.Response {
 		if d.Search == nil || args == nil {
 			break
 		}
-		out, err := d.Search(req.Tool, copyArgs(args), req.Host)
+		out, err := d.Search(req.Tool, args, req.Host)
 		if err != nil {
 			// Not evidence that the path is wrong: the call goes ahead
 			// (with re-anchored args, if the pre-check got that far).
