@@ -63,21 +63,9 @@ func TestCreateBelowFileRefused(t *testing.T) {
 // the directories slim created.
 func TestApplyRollback(t *testing.T) {
 	e := newEnv(t, map[string]string{"a.txt": "a\n", "gone.txt": "g\n"})
-	p, err := Parse([]byte(wrap("*** Update File: a.txt\n@@\n-a\n+A\n*** Add File: newdir/sub/f.txt\n+f\n*** Delete File: gone.txt\n*** Add File: late/child.txt\n+x\n")))
-	if err != nil {
-		t.Fatal(err)
-	}
-	g, err := worktree.NewGuard(e.dir, "/", worktree.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	w := newWorld(e.dir, 0, g)
-	r, _, err := w.resolve(p)
-	if err != nil {
-		t.Fatal(err)
-	}
+	w, r := resolved(t, e.dir, "*** Update File: a.txt\n@@\n-a\n+A\n*** Add File: newdir/sub/f.txt\n+f\n*** Delete File: gone.txt\n*** Add File: late/child.txt\n+x\n")
 	os.WriteFile(filepath.Join(e.dir, "late"), []byte("someone's file\n"), 0o644)
-	err = w.apply(r)
+	err := w.apply(r)
 	if kindOf(err) != slimerr.Internal || !strings.Contains(err.Error(), "every file was restored") {
 		t.Fatalf("got %v", err)
 	}
@@ -100,21 +88,9 @@ func TestApplyRollback(t *testing.T) {
 // the write is not overwritten.
 func TestApplyCompareAndSwap(t *testing.T) {
 	e := newEnv(t, map[string]string{"a.txt": "a\n", "b.txt": "b\n"})
-	p, err := Parse([]byte(wrap("*** Update File: a.txt\n@@\n-a\n+A\n*** Update File: b.txt\n@@\n-b\n+B\n")))
-	if err != nil {
-		t.Fatal(err)
-	}
-	g, err := worktree.NewGuard(e.dir, "/", worktree.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	w := newWorld(e.dir, 0, g)
-	r, _, err := w.resolve(p)
-	if err != nil {
-		t.Fatal(err)
-	}
+	w, r := resolved(t, e.dir, "*** Update File: a.txt\n@@\n-a\n+A\n*** Update File: b.txt\n@@\n-b\n+B\n")
 	os.WriteFile(filepath.Join(e.dir, "b.txt"), []byte("someone else\n"), 0o644)
-	err = w.apply(r)
+	err := w.apply(r)
 	if kindOf(err) != slimerr.Verification {
 		t.Fatalf("got %v, want a verification error", err)
 	}
@@ -317,4 +293,24 @@ func TestLinkDeleteMoveRefused(t *testing.T) {
 	if fi, err := os.Lstat(filepath.Join(e.dir, "link.txt")); err != nil || fi.Mode()&os.ModeSymlink == 0 {
 		t.Errorf("link replaced")
 	}
+}
+
+// resolved parses patch and resolves it against the files in dir, so a test
+// can change the tree between the resolve and the apply.
+func resolved(t *testing.T, dir, patch string) (*world, *resolution) {
+	t.Helper()
+	p, err := Parse([]byte(wrap(patch)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	g, err := worktree.NewGuard(dir, "/", worktree.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	w := newWorld(dir, 0, g)
+	r, _, err := w.resolve(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return w, r
 }
