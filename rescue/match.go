@@ -785,11 +785,14 @@ func (v *FileView) lookalikes(keys []string, lo, offLo, offHi int) (starts []int
 	// The distinct key hashes of the chunk, with how many old lines have
 	// each: a window's score cannot exceed the sum over them of
 	// min(lines of the window with that hash, old lines with it).
+	keyHs := make([]uint32, m)
+	for k, key := range keys {
+		keyHs[k] = keyHash(v, key)
+	}
 	var bits [64]uint64 // 4096-bit filter over the top 12 bits of each hash
 	var want []uint32
 	var mult []int
-	for _, k := range keys {
-		h := keyHash(v, k)
+	for _, h := range keyHs {
 		bits[h>>26] |= 1 << ((h >> 20) & 63)
 		j := 0
 		for j < len(want) && want[j] != h {
@@ -823,10 +826,6 @@ func (v *FileView) lookalikes(keys []string, lo, offLo, offHi int) (starts []int
 			}
 			cnt[j]++
 		}
-	}
-	keyHs := make([]uint32, m)
-	for k, key := range keys {
-		keyHs[k] = keyHash(v, key)
 	}
 	win := make([]string, m)
 	prev := make([]int, m+1)
