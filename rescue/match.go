@@ -183,15 +183,7 @@ func (v *FileView) Place(ch *Chunk, cursor int, abs string) (*Placement, error) 
 		pl.EOFKept = ch.EOF && pl.End == n
 		return pl, nil
 	} else if len(cands) > 0 {
-		starts := make([]int, 0, len(cands)+len(changed))
-		for _, c := range cands {
-			starts = append(starts, c.start+1)
-		}
-		for _, c := range changed {
-			starts = append(starts, c+1)
-		}
-		sort.Ints(starts)
-		return nil, ambiguityError(PhasePrefixSuffix, "Prefix/suffix rescue was ambiguous", abs, body, starts)
+		return nil, ambiguityError(PhasePrefixSuffix, "Prefix/suffix rescue was ambiguous", abs, body, refusalStarts(cands, changed))
 	}
 
 	// Step 4: bounded LCS.
@@ -201,17 +193,23 @@ func (v *FileView) Place(ch *Chunk, cursor int, abs string) (*Placement, error) 
 		pl.EOFKept = ch.EOF && pl.End == n
 		return pl, nil
 	} else if len(cands) > 0 {
-		starts := make([]int, 0, len(cands)+len(changed))
-		for _, c := range cands {
-			starts = append(starts, c.start+1)
-		}
-		for _, c := range changed {
-			starts = append(starts, c+1)
-		}
-		sort.Ints(starts)
-		return nil, ambiguityError(PhaseLCS, "LCS rescue was ambiguous", abs, body, starts)
+		return nil, ambiguityError(PhaseLCS, "LCS rescue was ambiguous", abs, body, refusalStarts(cands, changed))
 	}
 	return nil, v.notFound(abs, old, lo)
+}
+
+// refusalStarts returns, sorted and 1-based, the starts of the accepted
+// candidates and of the changed look-alike places of an ambiguous rescue.
+func refusalStarts[C interface{ begin() int }](cands []C, changed []int) []int {
+	starts := make([]int, 0, len(cands)+len(changed))
+	for _, c := range cands {
+		starts = append(starts, c.begin()+1)
+	}
+	for _, c := range changed {
+		starts = append(starts, c+1)
+	}
+	sort.Ints(starts)
+	return starts
 }
 
 func hasOld(lines []ChunkLine) bool {
@@ -450,6 +448,8 @@ type psCandidate struct {
 	interiorIdx []int // index in lines of each interior old line
 }
 
+func (c psCandidate) begin() int { return c.start }
+
 // prefixSuffix returns every region the bounded prefix/suffix rescue
 // accepts (ERRATA 15, 16): P and S are the leading and trailing runs of
 // context lines; the region between the matched prefix and suffix must stay
@@ -640,6 +640,8 @@ func (c psCandidate) fill(v *FileView, pl *Placement, lines []ChunkLine) {
 type lcsCandidate struct {
 	start, score, needed int
 }
+
+func (c lcsCandidate) begin() int { return c.start }
 
 // lcsWindows returns every window the bounded LCS rescue accepts: windows of
 // m lines whose first and last lines match the chunk's on some rung, at
