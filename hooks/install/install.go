@@ -51,12 +51,6 @@ type Result struct {
 	Note   string `json:"note,omitempty"`
 }
 
-// ChainSuffix is appended to an existing hook's name when it is moved aside.
-const ChainSuffix = gitshim.ChainSuffix
-
-// shimMarker starts the second line of every shim slim writes.
-const shimMarker = gitshim.Marker
-
 // ProjectTop returns the directory that holds the project's .opencode
 // folder: the git worktree top level of dir, or dir itself outside git.
 func ProjectTop(dir string) (string, error) {
@@ -166,14 +160,11 @@ func GitHooksDir(dir string) (string, error) {
 	return filepath.FromSlash(out), nil
 }
 
-// Shim returns the shell script installed as the git hook name.
-func Shim(name string) []byte { return gitshim.Shim(name) }
-
 // isOurShim reports whether b is a shim slim wrote (any version).
 func isOurShim(b []byte) bool {
 	first, rest, _ := bytes.Cut(b, []byte("\n"))
 	second, _, _ := bytes.Cut(rest, []byte("\n"))
-	return bytes.HasPrefix(first, []byte("#!")) && bytes.HasPrefix(second, []byte(shimMarker))
+	return bytes.HasPrefix(first, []byte("#!")) && bytes.HasPrefix(second, []byte(gitshim.Marker))
 }
 
 // InstallGit writes the shims into hooksDir. A hook slim did not write is
@@ -197,15 +188,15 @@ func InstallGit(hooksDir string) ([]Result, error) {
 
 func installShim(hooksDir, name string) (Result, error) {
 	path := filepath.Join(hooksDir, name)
-	aside := path + ChainSuffix
-	shim := Shim(name)
+	aside := path + gitshim.ChainSuffix
+	shim := gitshim.Shim(name)
 	r := Result{Kind: "git", Path: path}
 	fi, err := os.Lstat(path)
 	switch {
 	case errors.Is(err, fs.ErrNotExist):
 		r.Action = Created
 		if exists(aside) {
-			r.Note = "chains the existing " + name + ChainSuffix
+			r.Note = "chains the existing " + name + gitshim.ChainSuffix
 		}
 	case err != nil:
 		return r, fmt.Errorf("install git hook %s: %w", name, err)
@@ -254,7 +245,7 @@ func UninstallGit(hooksDir string) ([]Result, error) {
 	var results []Result
 	for _, name := range githook.Hooks {
 		path := filepath.Join(hooksDir, name)
-		aside := path + ChainSuffix
+		aside := path + gitshim.ChainSuffix
 		r := Result{Kind: "git", Path: path}
 		old, err := readRegular(path)
 		switch {

@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	gitshim "github.com/slimgate/slim/hooks/git"
 	"github.com/slimgate/slim/hooks/opencode"
 	"github.com/slimgate/slim/internal/slimerr"
 )
@@ -210,8 +211,8 @@ func TestGitInstallCycle(t *testing.T) {
 				before[n] = body
 			}
 			for n, body := range tc.aside {
-				write(t, filepath.Join(dir, n+ChainSuffix), body, 0o755)
-				before[n+ChainSuffix] = body
+				write(t, filepath.Join(dir, n+gitshim.ChainSuffix), body, 0o755)
+				before[n+gitshim.ChainSuffix] = body
 			}
 			results, err := InstallGit(dir)
 			if tc.wantErr {
@@ -236,12 +237,12 @@ func TestGitInstallCycle(t *testing.T) {
 				if err != nil || fi.Mode().Perm()&0o111 == 0 {
 					t.Fatalf("%s not executable: %v", r.Path, err)
 				}
-				if read(t, r.Path) != string(Shim(filepath.Base(r.Path))) {
+				if read(t, r.Path) != string(gitshim.Shim(filepath.Base(r.Path))) {
 					t.Fatalf("%s is not the shim", r.Path)
 				}
 			}
 			for n, body := range tc.existing {
-				if read(t, filepath.Join(dir, n+ChainSuffix)) != body {
+				if read(t, filepath.Join(dir, n+gitshim.ChainSuffix)) != body {
 					t.Fatalf("%s not moved aside intact", n)
 				}
 			}
@@ -274,7 +275,7 @@ func TestGitInstallCycle(t *testing.T) {
 
 func TestGitUpgradeAndForeignUninstall(t *testing.T) {
 	dir := t.TempDir()
-	old := "#!/bin/sh\n" + shimMarker + "git hook shim, version 0\nexec slim git-hook pre-commit\n"
+	old := "#!/bin/sh\n" + gitshim.Marker + "git hook shim, version 0\nexec slim git-hook pre-commit\n"
 	write(t, filepath.Join(dir, "pre-commit"), old, 0o755)
 	write(t, filepath.Join(dir, "pre-applypatch"), "#!/bin/sh\nexit 0\n", 0o755)
 	results, err := InstallGit(dir)
@@ -328,12 +329,12 @@ func TestShimOutcomes(t *testing.T) {
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			os.Remove(filepath.Join(bin, "slim"))
-			os.Remove(filepath.Join(dir, "pre-commit"+ChainSuffix))
+			os.Remove(filepath.Join(dir, "pre-commit"+gitshim.ChainSuffix))
 			if tc.slim != "" {
 				fake(tc.slim)
 			}
 			if tc.chained != "" {
-				write(t, filepath.Join(dir, "pre-commit"+ChainSuffix), "#!/bin/sh\n"+tc.chained+"\n", 0o755)
+				write(t, filepath.Join(dir, "pre-commit"+gitshim.ChainSuffix), "#!/bin/sh\n"+tc.chained+"\n", 0o755)
 			}
 			cmd := exec.Command(filepath.Join(dir, "pre-commit"))
 			cmd.Env = append(os.Environ(), "PATH="+bin+":/usr/bin:/bin", "SLIM_BIN=")
