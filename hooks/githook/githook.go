@@ -110,7 +110,7 @@ func Run(hook string, opts Options) ([]Finding, error) {
 	base := "HEAD"
 	if _, err := g.output("rev-parse", "--verify", "--quiet", "HEAD^{commit}"); err != nil {
 		// No commit yet: compare with the empty tree.
-		empty, err := g.outputIn("", "hash-object", "-t", "tree", "--stdin")
+		empty, err := gitexec.Output("", "hash-object", "-t", "tree", "--stdin")
 		if err != nil {
 			return nil, fmt.Errorf("empty tree id: %w", err)
 		}
@@ -331,11 +331,7 @@ func conflictLine(b []byte) int {
 // environment (GIT_DIR, GIT_WORK_TREE, GIT_INDEX_FILE included).
 type gitRunner struct{ dir string }
 
-func (g *gitRunner) output(args ...string) (string, error) { return g.outputIn(g.dir, args...) }
-
-func (g *gitRunner) outputIn(dir string, args ...string) (string, error) {
-	return gitexec.Output(dir, args...)
-}
+func (g *gitRunner) output(args ...string) (string, error) { return gitexec.Output(g.dir, args...) }
 
 // stagedSubmodulePaths lists the submodule paths declared in the staged
 // .gitmodules (empty when there is none).
