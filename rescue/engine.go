@@ -6,6 +6,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"strings"
 
 	"github.com/slimgate/slim/internal/slimerr"
 	"github.com/slimgate/slim/worktree"
@@ -447,8 +448,7 @@ func (w *world) target(path string, r *resolution) (target, error) {
 	if w.flavor.Concrete().IsAbs(path) {
 		rel := w.flavor.Concrete().Relative(w.dir, v.Abs)
 		if w.flavor.Concrete() == hostpath.Win32 {
-			rel = filepath.ToSlash(rel)
-			rel = replaceBackslash(rel)
+			rel = strings.ReplaceAll(rel, `\`, "/")
 		}
 		if rel == "" {
 			rel = "."
@@ -456,16 +456,6 @@ func (w *world) target(path string, r *resolution) (target, error) {
 		t.written = rel
 	}
 	return t, nil
-}
-
-func replaceBackslash(s string) string {
-	b := []byte(s)
-	for i := range b {
-		if b[i] == '\\' {
-			b[i] = '/'
-		}
-	}
-	return string(b)
 }
 
 func chunkReport(index int, path string, ch *Chunk, pl *Placement) ChunkReport {
