@@ -9,7 +9,6 @@ import (
 	"math"
 	"sort"
 	"strconv"
-	"unicode/utf8"
 )
 
 // Fingerprint returns the 128-bit hex fingerprint of a tool call's args (or
@@ -125,26 +124,22 @@ const hexDigits = "0123456789abcdef"
 // escaped, everything else (HTML characters included) as is. Bytes that are
 // not UTF-8 are written through unchanged, which keeps the text injective.
 func (c *canonWriter) str(s string) {
-	b := c.buf[:0]
-	b = append(b, '"')
-	for i := 0; i < len(s); {
+	b := append(c.buf[:0], '"')
+	start := 0
+	for i := 0; i < len(s); i++ {
 		ch := s[i]
-		if ch < utf8.RuneSelf {
-			switch {
-			case ch == '"' || ch == '\\':
-				b = append(b, '\\', ch)
-			case ch < 0x20:
-				b = append(b, '\\', 'u', '0', '0', hexDigits[ch>>4], hexDigits[ch&0xf])
-			default:
-				b = append(b, ch)
-			}
-			i++
+		if ch >= 0x20 && ch != '"' && ch != '\\' {
 			continue
 		}
-		_, size := utf8.DecodeRuneInString(s[i:])
-		b = append(b, s[i:i+size]...)
-		i += size
+		b = append(b, s[start:i]...)
+		if ch < 0x20 {
+			b = append(b, '\\', 'u', '0', '0', hexDigits[ch>>4], hexDigits[ch&0xf])
+		} else {
+			b = append(b, '\\', ch)
+		}
+		start = i + 1
 	}
+	b = append(b, s[start:]...)
 	b = append(b, '"')
 	c.w.Write(b)
 	c.buf = b
