@@ -690,16 +690,12 @@ func (v *FileView) lcsWindows(lines []ChunkLine, lo int) (cands []lcsCandidate, 
 		return nil, nil, true
 	}
 	needed := LCSNeeded(m)
-	keys := make([]string, m)
-	del := make([]bool, m)
-	k := 0
+	keys := oldKeys(lines)
+	del := make([]bool, 0, m)
 	for _, l := range lines {
-		if l.Op == OpAdd {
-			continue
+		if l.Op != OpAdd {
+			del = append(del, l.Op == OpDelete)
 		}
-		keys[k] = lineKey(l.Text)
-		del[k] = l.Op == OpDelete
-		k++
 	}
 	win := make([]string, m)
 	var out []lcsCandidate
