@@ -52,6 +52,13 @@ func (r *repo) write(name, body string) {
 	}
 }
 
+// stage writes name and adds it to the index.
+func (r *repo) stage(name, body string) {
+	r.t.Helper()
+	r.write(name, body)
+	r.git("add", name)
+}
+
 func (r *repo) symlink(target, name string) {
 	r.t.Helper()
 	if err := os.Symlink(target, filepath.Join(r.dir, name)); err != nil {
@@ -98,33 +105,28 @@ func TestRunCases(t *testing.T) {
 		want  string        // checks(findings)
 		code  string        // code of the first finding, when set
 	}{
-		{"clean edit", func(r *repo) { r.write("a.txt", "one\ntwo\nthree\n"); r.git("add", "a.txt") }, "", ""},
+		{"clean edit", func(r *repo) { r.stage("a.txt", "one\ntwo\nthree\n") }, "", ""},
 		{"nothing staged", func(r *repo) {}, "", ""},
-		{"CRLF to LF flip", func(r *repo) { r.write("crlf.txt", "x\ny\n"); r.git("add", "crlf.txt") }, "eol:crlf.txt", ""},
-		{"LF to CRLF flip", func(r *repo) { r.write("a.txt", "one\r\ntwo\r\n"); r.git("add", "a.txt") }, "eol:a.txt", ""},
-		{"CRLF kept while editing", func(r *repo) { r.write("crlf.txt", "x\r\nY\r\nz\r\n"); r.git("add", "crlf.txt") }, "", ""},
-		{"new CRLF file is not a flip", func(r *repo) { r.write("new.txt", "a\r\nb\r\n"); r.git("add", "new.txt") }, "", ""},
+		{"CRLF to LF flip", func(r *repo) { r.stage("crlf.txt", "x\ny\n") }, "eol:crlf.txt", ""},
+		{"LF to CRLF flip", func(r *repo) { r.stage("a.txt", "one\r\ntwo\r\n") }, "eol:a.txt", ""},
+		{"CRLF kept while editing", func(r *repo) { r.stage("crlf.txt", "x\r\nY\r\nz\r\n") }, "", ""},
+		{"new CRLF file is not a flip", func(r *repo) { r.stage("new.txt", "a\r\nb\r\n") }, "", ""},
 		{"deleted file is skipped", func(r *repo) { r.git("rm", "-q", "crlf.txt") }, "", ""},
-		{"binary file is skipped", func(r *repo) { r.write("bin.dat", "\x00a\nb\n"); r.git("add", "bin.dat") }, "", ""},
+		{"binary file is skipped", func(r *repo) { r.stage("bin.dat", "\x00a\nb\n") }, "", ""},
 		{"conflict markers", func(r *repo) {
-			r.write("a.txt", "one\n<<<<<<< HEAD\nmine\n=======\ntheirs\n>>>>>>> topic\n")
-			r.git("add", "a.txt")
+			r.stage("a.txt", "one\n<<<<<<< HEAD\nmine\n=======\ntheirs\n>>>>>>> topic\n")
 		}, "conflict-markers:a.txt", ""},
 		{"conflict markers in a new file", func(r *repo) {
-			r.write("n.md", "<<<<<<< ours\nx\n>>>>>>> theirs\n")
-			r.git("add", "n.md")
+			r.stage("n.md", "<<<<<<< ours\nx\n>>>>>>> theirs\n")
 		}, "conflict-markers:n.md", ""},
 		{"a lone ======= is a heading underline", func(r *repo) {
-			r.write("doc.md", "Title\n=======\n\ntext\n")
-			r.git("add", "doc.md")
+			r.stage("doc.md", "Title\n=======\n\ntext\n")
 		}, "", ""},
 		{"an opening marker without a closing one", func(r *repo) {
-			r.write("doc.md", "<<<<<<< just text\n")
-			r.git("add", "doc.md")
+			r.stage("doc.md", "<<<<<<< just text\n")
 		}, "", ""},
 		{"markers without the space do not count", func(r *repo) {
-			r.write("doc.md", "<<<<<<<\n>>>>>>>\n")
-			r.git("add", "doc.md")
+			r.stage("doc.md", "<<<<<<<\n>>>>>>>\n")
 		}, "", ""},
 		{"symlink inside", func(r *repo) { r.symlink("a.txt", "ok-link"); r.git("add", "ok-link") }, "", ""},
 		{"symlink to an absolute outside path", func(r *repo) {
@@ -197,8 +199,7 @@ func TestRunHonoursGitIndexFile(t *testing.T) {
 	tmpIndex := filepath.Join(t.TempDir(), "index")
 	r.env = append(r.env, "GIT_INDEX_FILE="+tmpIndex)
 	r.git("read-tree", "HEAD")
-	r.write("a.txt", "<<<<<<< x\n>>>>>>> y\n")
-	r.git("add", "a.txt")
+	r.stage("a.txt", "<<<<<<< x\n>>>>>>> y\n")
 	r.env = r.env[:len(r.env)-1]
 
 	if got := checks(r.run("pre-commit")); got != "" {
@@ -217,8 +218,7 @@ func TestRunLinkedWorktreeWithGitDir(t *testing.T) {
 	wt := filepath.Join(t.TempDir(), "wt")
 	r.git("worktree", "add", "-q", wt)
 	w := &repo{t: t, dir: wt, env: r.env}
-	w.write("a.txt", "one\r\n")
-	w.git("add", "a.txt")
+	w.stage("a.txt", "one\r\n")
 	gitDir := strings.TrimSpace(w.git("rev-parse", "--absolute-git-dir"))
 	// As git runs hooks: cwd at the worktree top, GIT_DIR set.
 	t.Setenv("GIT_DIR", gitDir)
