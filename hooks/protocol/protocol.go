@@ -231,53 +231,53 @@ func decodeHost(val any, h *Host) error {
 	if val == nil {
 		return nil
 	}
-	fields, err := member(val, "host")
-	if err != nil {
-		return err
-	}
-	for _, k := range sortedKeys(fields) {
-		var dst *string
+	return stringFields(val, "host", "flavor, platform, directory, worktree, cwd, serverUrl", func(k string) *string {
 		switch k {
 		case "flavor":
-			dst = &h.Flavor
+			return &h.Flavor
 		case "platform":
-			dst = &h.Platform
+			return &h.Platform
 		case "directory":
-			dst = &h.Directory
+			return &h.Directory
 		case "worktree":
-			dst = &h.Worktree
+			return &h.Worktree
 		case "cwd":
-			dst = &h.Cwd
+			return &h.Cwd
 		case "serverUrl":
-			dst = &h.ServerURL
-		default:
-			return unknownField("host", k, "flavor, platform, directory, worktree, cwd, serverUrl")
+			return &h.ServerURL
 		}
-		if *dst, err = stringField(fields[k], "host."+k); err != nil {
-			return err
-		}
-	}
-	return nil
+		return nil
+	})
 }
 
 func decodeEvent(val any, ev *EventInfo) error {
-	fields, err := member(val, "event")
+	return stringFields(val, "event", "type, sessionID, messageID", func(k string) *string {
+		switch k {
+		case "type":
+			return &ev.Type
+		case "sessionID":
+			return &ev.SessionID
+		case "messageID":
+			return &ev.MessageID
+		}
+		return nil
+	})
+}
+
+// stringFields decodes the object val, whose fields are all strings, into
+// the destinations field names; field returns nil for a key that is not one
+// of known.
+func stringFields(val any, what, known string, field func(k string) *string) error {
+	fields, err := member(val, what)
 	if err != nil {
 		return err
 	}
 	for _, k := range sortedKeys(fields) {
-		var dst *string
-		switch k {
-		case "type":
-			dst = &ev.Type
-		case "sessionID":
-			dst = &ev.SessionID
-		case "messageID":
-			dst = &ev.MessageID
-		default:
-			return unknownField("event", k, "type, sessionID, messageID")
+		dst := field(k)
+		if dst == nil {
+			return unknownField(what, k, known)
 		}
-		if *dst, err = stringField(fields[k], "event."+k); err != nil {
+		if *dst, err = stringField(fields[k], what+"."+k); err != nil {
 			return err
 		}
 	}
