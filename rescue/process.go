@@ -309,19 +309,13 @@ func (w *world) handOn(input []byte, r *resolution, rewrite bool) (*string, bool
 // rescue 9) and runs the host model on it. It returns the slot keys whose
 // result differs, with a reason for each.
 func (w *world) verifyRendered(text string, want *resolution) ([]string, map[string]string) {
-	reasons := map[string]string{}
-	var failing []string
-	fail := func(key, why string) {
-		if _, ok := reasons[key]; !ok {
-			failing = append(failing, key)
-			reasons[key] = why
-		}
-	}
+	var f failures
+	fail := f.add
 	all := func(why string) ([]string, map[string]string) {
 		for _, k := range want.touched {
 			fail(k, why)
 		}
-		return failing, reasons
+		return f.keys, f.why
 	}
 	p, err := Parse([]byte(text))
 	if err != nil {
@@ -331,7 +325,7 @@ func (w *world) verifyRendered(text string, want *resolution) ([]string, map[str
 	if err != nil {
 		if failKey != "" {
 			fail(failKey, "the rewritten patch does not resolve: "+slimerr.From(err).Message)
-			return failing, reasons
+			return f.keys, f.why
 		}
 		return all("the rewritten patch does not resolve: " + slimerr.From(err).Message)
 	}
@@ -340,12 +334,29 @@ func (w *world) verifyRendered(text string, want *resolution) ([]string, map[str
 			fail(k, "the rewritten patch gives a different text")
 		}
 	}
-	if bad, why := w.hostCheck(text, want); len(bad) > 0 {
-		for _, k := range bad {
-			fail(k, why[k])
-		}
+	bad, why := w.hostCheck(text, want)
+	for _, k := range bad {
+		fail(k, why[k])
 	}
-	return failing, reasons
+	return f.keys, f.why
+}
+
+// failures collects the failing slot keys in order, each with the first
+// reason given for it.
+type failures struct {
+	keys []string
+	why  map[string]string
+}
+
+func (f *failures) add(key, why string) {
+	if _, ok := f.why[key]; ok {
+		return
+	}
+	if f.why == nil {
+		f.why = map[string]string{}
+	}
+	f.keys = append(f.keys, key)
+	f.why[key] = why
 }
 
 func sameBytes(a, b []byte) bool {
@@ -356,14 +367,8 @@ func sameBytes(a, b []byte) bool {
 // final texts of r. It returns the differing slot keys and reasons; an empty
 // list means the host writes exactly slim's bytes.
 func (w *world) hostCheck(text string, r *resolution) ([]string, map[string]string) {
-	reasons := map[string]string{}
-	var bad []string
-	fail := func(key, why string) {
-		if _, ok := reasons[key]; !ok {
-			bad = append(bad, key)
-			reasons[key] = why
-		}
-	}
+	var f failures
+	fail := f.add
 	keyOf := func(abs string) string {
 		v := w.check(abs)
 		if !v.Inside {
@@ -399,15 +404,15 @@ func (w *world) hostCheck(text string, r *resolution) ([]string, map[string]stri
 		why := "the host would fail: " + err.Error()
 		if errors.As(err, &he) && he.path != "" {
 			fail(keyOf(he.path), why)
-			return bad, reasons
+			return f.keys, f.why
 		}
 		for _, k := range r.touched {
 			fail(k, why)
 		}
-		if len(bad) == 0 {
+		if len(f.keys) == 0 {
 			fail(w.dir, why)
 		}
-		return bad, reasons
+		return f.keys, f.why
 	}
 	got := map[string][]byte{}
 	wrote := map[string]bool{}
@@ -433,7 +438,7 @@ func (w *world) hostCheck(text string, r *resolution) ([]string, map[string]stri
 			fail(k, "the host would write a file slim does not")
 		}
 	}
-	return bad, reasons
+	return f.keys, f.why
 }
 
 // firstDiff describes where two texts first differ.
