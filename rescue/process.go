@@ -98,13 +98,11 @@ func Process(patch []byte, opts Options) (*Result, error) {
 	}
 
 	r, err := w.partial(p)
-	if err != nil {
-		res.Repairs = append(res.Repairs, r.repairs...)
-		res.Chunks = append(res.Chunks, r.chunks...)
-		return res, err
-	}
 	res.Repairs = append(res.Repairs, r.repairs...)
 	res.Chunks = append(res.Chunks, r.chunks...)
+	if err != nil {
+		return res, err
+	}
 	res.Files = fileReports(r)
 	rewrite := needsRewrite(p, r)
 
