@@ -240,11 +240,15 @@ type target struct {
 	snap    *snapshot
 }
 
+func newResolution() *resolution {
+	return &resolution{finals: map[string][]byte{}, texts: map[string]*fileText{}, abs: map[string]string{}}
+}
+
 // resolve runs the hunks of p in order against w. On failure it also
 // returns the slot key of the hunk that failed, when known.
 func (w *world) resolve(p *Patch) (*resolution, string, error) {
 	failKey := ""
-	r := &resolution{finals: map[string][]byte{}, texts: map[string]*fileText{}, abs: map[string]string{}}
+	r := newResolution()
 	err := w.resolveHunks(p, r, &failKey)
 	if err != nil {
 		return nil, failKey, err
@@ -256,7 +260,7 @@ func (w *world) resolve(p *Patch) (*resolution, string, error) {
 // (repairs and chunk reports), for the diagnostics of a refusal.
 func (w *world) partial(p *Patch) (*resolution, error) {
 	failKey := ""
-	r := &resolution{finals: map[string][]byte{}, texts: map[string]*fileText{}, abs: map[string]string{}}
+	r := newResolution()
 	err := w.resolveHunks(p, r, &failKey)
 	return r, err
 }
