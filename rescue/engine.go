@@ -203,7 +203,6 @@ type resolution struct {
 	texts   map[string]*fileText
 	touched []string // slot keys in first-touch order
 	abs     map[string]string
-	changed bool // a rescue or repair made the input unusable as is
 }
 
 // final returns the final content of a touched slot (nil when it ends
