@@ -83,7 +83,10 @@ func heredocDelim(line string, cmd bool) (string, bool) {
 	if cmd {
 		if strings.HasPrefix(s, "cd ") {
 			i := strings.Index(s, "&&")
-			if i < 0 || strings.TrimSpace(s[3:i]) == "" || strings.ContainsAny(strings.TrimSpace(s[3:i]), " \t") {
+			if i < 0 {
+				return "", false
+			}
+			if dir := strings.TrimSpace(s[3:i]); dir == "" || strings.ContainsAny(dir, " \t") {
 				return "", false
 			}
 			s = strings.TrimSpace(s[i+2:])
