@@ -32,11 +32,6 @@ type change struct {
 	before *snapshot
 }
 
-// applyTop returns the directory the root is opened on.
-func (w *world) applyTop() string {
-	return w.guard.Top()
-}
-
 // plan lists the changes of r in first-touch order.
 func (w *world) plan(r *resolution) ([]*change, error) {
 	modeOf := map[string]*lineage{}
@@ -91,9 +86,11 @@ func (w *world) apply(r *resolution) error {
 	if len(changes) == 0 {
 		return nil
 	}
-	root, err := os.OpenRoot(w.applyTop())
+	// The root is opened on the physical top of the allowed area.
+	top := w.guard.Top()
+	root, err := os.OpenRoot(top)
 	if err != nil {
-		return internalErr(err, "cannot open the workspace root %s: %v", w.applyTop(), err)
+		return internalErr(err, "cannot open the workspace root %s: %v", top, err)
 	}
 	defer root.Close()
 
