@@ -440,15 +440,10 @@ func (j *hostJoiner) finish() []byte {
 	return j.b
 }
 
-// hostApply runs the host model on text. read returns the snapshot of a
-// resolved path.
-func hostApply(text, dir string, flavor hostpath.Flavor, read func(abs string) hostFile) (*hostResult, error) {
-	return hostApplyWant(text, dir, flavor, read, nil)
-}
-
-// hostApplyWant is hostApply with the expected content of each path (nil
-// when unknown): an Update whose result equals it is checked without
-// building a copy of the file.
+// hostApplyWant runs the host model on text. read returns the snapshot of
+// a resolved path; want returns its expected content (nil when unknown), so
+// an Update whose result equals it is checked without building a copy of
+// the file.
 func hostApplyWant(text, dir string, flavor hostpath.Flavor, read func(abs string) hostFile, want func(abs string) []byte) (*hostResult, error) {
 	hunks, err := hostParse(text)
 	if err != nil {

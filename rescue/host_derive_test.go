@@ -5,6 +5,8 @@ import (
 	"math/rand/v2"
 	"strings"
 	"testing"
+
+	"github.com/slimgate/slim/worktree/hostpath"
 )
 
 // referenceDerive is the host model's Update derivation written the plain
@@ -143,4 +145,9 @@ func TestHostDeriveMatchesReference(t *testing.T) {
 			}
 		}
 	}
+}
+
+// hostApply runs the host model on text with no expected contents.
+func hostApply(text, dir string, flavor hostpath.Flavor, read func(abs string) hostFile) (*hostResult, error) {
+	return hostApplyWant(text, dir, flavor, read, nil)
 }
