@@ -46,22 +46,18 @@ func writeHunks(b *strings.Builder, from, to *fileText, ctx int) {
 			b.WriteString("\\ No newline at end of file\n")
 		}
 	}
-	for gi := 0; gi < len(blks); {
-		gj := gi
-		for gj+1 < len(blks) && blks[gj+1].A0-blks[gj].A1 <= 2*ctx {
-			gj++
-		}
-		a0 := max(blks[gi].A0-ctx, 0)
-		b0 := blks[gi].B0 - (blks[gi].A0 - a0)
-		a1 := min(blks[gj].A1+ctx, n)
-		b1 := blks[gj].B1 + (a1 - blks[gj].A1)
+	for _, g := range groupBlocks(blks, ctx) {
+		first, last := g[0], g[len(g)-1]
+		a0 := max(first.A0-ctx, 0)
+		b0 := first.B0 - (first.A0 - a0)
+		a1 := min(last.A1+ctx, n)
+		b1 := last.B1 + (a1 - last.A1)
 		if b1 > m {
 			b1 = m
 		}
 		fmt.Fprintf(b, "@@ -%s +%s @@\n", span(a0, a1-a0), span(b0, b1-b0))
 		pos := a0
-		for k := gi; k <= gj; k++ {
-			blk := blks[k]
+		for _, blk := range g {
 			for ; pos < blk.A0; pos++ {
 				line(" ", from, pos)
 			}
@@ -76,8 +72,22 @@ func writeHunks(b *strings.Builder, from, to *fileText, ctx int) {
 		for ; pos < a1; pos++ {
 			line(" ", from, pos)
 		}
+	}
+}
+
+// groupBlocks splits blks into runs whose ctx lines of context would touch
+// or overlap, one chunk per run.
+func groupBlocks(blks []editBlock, ctx int) [][]editBlock {
+	var out [][]editBlock
+	for gi := 0; gi < len(blks); {
+		gj := gi
+		for gj+1 < len(blks) && blks[gj+1].A0-blks[gj].A1 <= 2*ctx {
+			gj++
+		}
+		out = append(out, blks[gi:gj+1])
 		gi = gj + 1
 	}
+	return out
 }
 
 func span(start, count int) string {

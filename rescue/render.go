@@ -218,30 +218,18 @@ func (r *renderer) blocks(base, cur *fileText, ctx int) {
 		}
 		return
 	}
-	// Group blocks whose context would overlap.
-	for gi := 0; gi < len(blks); {
-		gj := gi
-		for gj+1 < len(blks) && blks[gj+1].A0-blks[gj].A1 <= 2*ctx {
-			gj++
-		}
-		start := blks[gi].A0 - ctx
-		if start < 0 {
-			start = 0
-		}
-		end := blks[gj].A1 + ctx
-		if end > n {
-			end = n
-		}
+	for _, g := range groupBlocks(blks, ctx) {
+		start := max(g[0].A0-ctx, 0)
+		end := min(g[len(g)-1].A1+ctx, n)
 		if start == end && n > 0 {
 			// an insertion with no line around it cannot happen when n > 0
 			end = start + 1
 		}
 		r.line("@@")
-		r.span(base, cur, blks[gi:gj+1], start, end)
+		r.span(base, cur, g, start, end)
 		if end == n && n > 0 {
 			r.line(eofMarker)
 		}
-		gi = gj + 1
 	}
 }
 
