@@ -24,6 +24,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/slimgate/slim/internal/testbin"
 	"github.com/slimgate/slim/rescue/internal/drift"
 )
 
@@ -43,12 +44,7 @@ func buildSlim(t testing.TB) string {
 			slimBinErr = err
 			return
 		}
-		slimBinPath = filepath.Join(dir, "slim")
-		cmd := exec.Command("go", "build", "-tags", "urfave_cli_no_docs", "-o", slimBinPath, "github.com/slimgate/slim/cmd/slim")
-		cmd.Env = append(os.Environ(), "CGO_ENABLED=0")
-		if out, err := cmd.CombinedOutput(); err != nil {
-			slimBinErr = fmt.Errorf("go build cmd/slim: %v\n%s", err, out)
-		}
+		slimBinPath, slimBinErr = testbin.Build(dir)
 	})
 	if slimBinErr != nil {
 		t.Fatal(slimBinErr)
