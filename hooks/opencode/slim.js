@@ -3,9 +3,15 @@
 // The thin OpenCode plugin for slim. It holds no policy of its own: for every
 // tool call it runs `slim hook before` / `slim hook after` once, sends one JSON
 // request on stdin and applies the one JSON response slim prints. Events are
-// forwarded to `slim hook event`. Any failure of slim (not found, wrong
-// protocol, non-zero exit, bad JSON, timeout) lets the call pass; only an
-// explicit `block` answer stops a tool call.
+// forwarded to `slim hook event`.
+//
+// When slim fails (non-zero exit, bad JSON, timeout, too much output), every
+// tool call passes except apply_patch, which is blocked: a patch slim could
+// not check must not reach the files. A slim that is not found, or that speaks
+// another protocol, disables the plugin altogether. The timeout is a hard
+// deadline: slim runs in its own process group, and when the timer fires the
+// whole group is killed and the call is answered at once, even if a process
+// slim started still holds its output open.
 //
 // Only Node built-ins are imported, so the host never has to install a
 // dependency for this file.
@@ -18,6 +24,12 @@ import process from "node:process";
 const PROTOCOL = 1;
 const DEFAULT_TIMEOUT_MS = 5000;
 const MAX_STDOUT_BYTES = 64 << 20;
+const MAX_STDERR_BYTES = 64 << 10;
+// Tools whose before hook fails closed: when slim cannot give an answer, the
+// call is blocked instead of run unchecked.
+const FAIL_CLOSED_TOOLS = new Set(["apply_patch"]);
+// Process groups exist only on POSIX systems; on Windows slim is killed alone.
+const GROUPS = process.platform !== "win32";
 // One registry per process, shared by every copy of this file (a project copy
 // and a global copy are two modules), so hooks are registered once per directory.
 const REGISTRY_KEY = Symbol.for("slim.opencode.plugin.registry");
@@ -93,9 +105,30 @@ function timeoutMs() {
   return Number.isFinite(n) && n > 0 ? n : DEFAULT_TIMEOUT_MS;
 }
 
+// killTree kills child and, on POSIX, every process in its group (slim runs
+// as a group leader, so anything it started is in the group unless it left).
+function killTree(child) {
+  if (GROUPS && child.pid) {
+    try {
+      process.kill(-child.pid, "SIGKILL");
+      return;
+    } catch {
+      // the group is gone already; fall back to the child itself
+    }
+  }
+  try {
+    child.kill("SIGKILL");
+  } catch {
+    // already gone
+  }
+}
+
 // run spawns bin with args, writes input (a string, may be empty) to its
-// stdin and resolves with {code, stdout, stderr, timedOut, error}. It never
-// rejects.
+// stdin and resolves with {code, signal, stdout, stderr, timedOut, error}. It
+// never rejects, and it resolves no later than limitMs after the spawn: when
+// the timer fires, or the output grows past MAX_STDOUT_BYTES, the process
+// group is killed and the promise resolves at once, without waiting for the
+// pipes to close.
 function run(bin, args, input, limitMs) {
   return new Promise((resolve) => {
     let child;
@@ -104,6 +137,7 @@ function run(bin, args, input, limitMs) {
         cwd: process.cwd(),
         shell: false,
         windowsHide: true,
+        detached: GROUPS,
         stdio: ["pipe", "pipe", "pipe"],
       });
     } catch (error) {
@@ -114,56 +148,62 @@ function run(bin, args, input, limitMs) {
     const err = [];
     let outBytes = 0;
     let errBytes = 0;
-    let timedOut = false;
-    let tooBig = false;
     let settled = false;
-    const finish = (result) => {
+    const result = (extra) => ({
+      code: null,
+      signal: null,
+      stdout: Buffer.concat(out).toString("utf8"),
+      stderr: Buffer.concat(err).toString("utf8"),
+      timedOut: false,
+      error: null,
+      ...extra,
+    });
+    const finish = (r) => {
       if (settled) return;
       settled = true;
       clearTimeout(timer);
-      resolve(result);
+      resolve(r);
+      // Nothing more is read: drop the pipes so a process that outlived the
+      // kill cannot keep this one busy.
+      for (const s of [child.stdin, child.stdout, child.stderr]) {
+        try {
+          s.destroy();
+        } catch {
+          // already closed
+        }
+      }
     };
     const timer = setTimeout(() => {
-      timedOut = true;
-      try {
-        child.kill("SIGKILL");
-      } catch {
-        // already gone
-      }
+      killTree(child);
+      finish(result({ timedOut: true }));
     }, limitMs);
     child.stdout.on("data", (b) => {
+      if (settled) return;
       outBytes += b.length;
       if (outBytes > MAX_STDOUT_BYTES) {
-        tooBig = true;
-        try {
-          child.kill("SIGKILL");
-        } catch {
-          // already gone
-        }
+        killTree(child);
+        finish(result({ error: new Error(`slim printed more than ${MAX_STDOUT_BYTES} bytes`) }));
         return;
       }
       out.push(b);
     });
     child.stderr.on("data", (b) => {
-      if (errBytes < 64 << 10) err.push(b);
+      if (errBytes < MAX_STDERR_BYTES) err.push(b);
       errBytes += b.length;
     });
-    child.stdin.on("error", () => {
-      // slim exited before reading everything; the exit code tells the rest
+    for (const s of [child.stdin, child.stdout, child.stderr]) {
+      s.on("error", () => {
+        // slim exited before reading everything, or the pipe was dropped;
+        // the exit code tells the rest
+      });
+    }
+    child.on("error", (error) => finish(result({ stdout: "", stderr: "", error })));
+    child.on("exit", () => {
+      // slim is done: whatever it left running in its group goes too, so the
+      // pipes close now rather than when that process exits.
+      if (GROUPS) killTree(child);
     });
-    child.on("error", (error) =>
-      finish({ code: null, stdout: "", stderr: "", timedOut, error }),
-    );
-    child.on("close", (code, signal) =>
-      finish({
-        code,
-        signal,
-        stdout: Buffer.concat(out).toString("utf8"),
-        stderr: Buffer.concat(err).toString("utf8"),
-        timedOut,
-        error: tooBig ? new Error("slim printed more than the output limit") : null,
-      }),
-    );
+    child.on("close", (code, signal) => finish(result({ code, signal })));
     try {
       child.stdin.end(input);
     } catch {
@@ -246,46 +286,64 @@ export const SlimPlugin = async (input) => {
     serverUrl: ctx.serverUrl ? String(ctx.serverUrl) : "",
   });
 
-  // ask runs one `slim hook <phase>` and returns slim's answer, or null when
-  // it must be ignored (logged).
+  // ask runs one `slim hook <phase>` and returns {answer} with slim's answer,
+  // or {failure} saying why there is none (logged by the caller).
   const ask = async (phase, request) => {
     let body;
     try {
       body = JSON.stringify(request);
     } catch (e) {
-      log("warn", "request could not be encoded; passing", { phase, tool: request.tool, error: String(e) });
-      return null;
+      return { failure: `the request could not be encoded (${e})` };
     }
     const result = await run(bin, ["hook", phase], body, timeoutMs());
     const parsed = parseAnswer(result);
-    if (!parsed.answer) {
-      log("warn", `${parsed.reason}; passing`, { phase, tool: request.tool, callID: request.callID, stderr: parsed.stderr });
-      return null;
-    }
+    if (!parsed.answer) return { failure: parsed.reason, stderr: parsed.stderr };
     const answer = parsed.answer;
-    if (answer.v !== PROTOCOL) {
-      log("warn", "slim answered with another protocol version; passing", { phase, v: answer.v });
-      return null;
-    }
+    if (answer.v !== PROTOCOL) return { failure: `slim answered with protocol version ${JSON.stringify(answer.v)}` };
     if (Array.isArray(answer.notes) && answer.notes.length > 0) {
       log("info", "slim notes", { phase, tool: request.tool, notes: answer.notes });
     }
-    return answer;
+    return { answer };
+  };
+
+  // askQuiet is ask for the phases that never stop a call: a failure is
+  // logged and gives null.
+  const askQuiet = async (phase, request) => {
+    const r = await ask(phase, request);
+    if (r.failure) {
+      log("warn", `${r.failure}; passing`, { phase, tool: request.tool, callID: request.callID, stderr: r.stderr });
+      return null;
+    }
+    return r.answer;
   };
 
   return {
     "tool.execute.before": async (hookInput, output) => {
       const tool = hookInput && hookInput.tool;
-      const answer = await ask("before", {
+      const callID = hookInput && hookInput.callID;
+      // Without an answer the call runs, unless its tool fails closed: then
+      // it is refused, because slim never checked it.
+      const unanswered = (reason, stderr) => {
+        if (FAIL_CLOSED_TOOLS.has(tool)) {
+          log("warn", `${reason}; blocking`, { phase: "before", tool, callID, stderr });
+          throw new Error(
+            `${tool} blocked: slim could not check this call (${reason}), so it was not run. ` +
+              "Try again; if it fails again, split the patch into smaller ones.",
+          );
+        }
+        log("warn", `${reason}; passing`, { phase: "before", tool, callID, stderr });
+      };
+      const r = await ask("before", {
         v: PROTOCOL,
         phase: "before",
         host: host(),
         tool,
         sessionID: hookInput && hookInput.sessionID,
-        callID: hookInput && hookInput.callID,
+        callID,
         args: output ? output.args : undefined,
       });
-      if (!answer) return;
+      if (r.failure) return unanswered(r.failure, r.stderr);
+      const answer = r.answer;
       switch (answer.action) {
         case "pass":
           return;
@@ -293,17 +351,15 @@ export const SlimPlugin = async (input) => {
           if (typeof answer.message === "string" && answer.message !== "") {
             throw new Error(answer.message);
           }
-          log("warn", "block answer without a message; passing", { tool });
-          return;
+          return unanswered("slim answered block without a message");
         case "mutate":
           if (!output || !isPlainObject(output.args) || !isPlainObject(answer.args)) {
-            log("warn", "mutate answer cannot be applied in place; passing", { tool });
-            return;
+            return unanswered("slim's mutate answer cannot be applied in place");
           }
           replaceInPlace(output.args, answer.args);
           return;
         default:
-          log("warn", "unexpected answer in before; passing", { tool, action: answer.action });
+          return unanswered(`slim answered ${JSON.stringify(answer.action)}, which before does not take`);
       }
     },
 
@@ -321,7 +377,7 @@ export const SlimPlugin = async (input) => {
         };
         const status = output && typeof output.status === "string" ? output.status : hookInput && hookInput.status;
         if (typeof status === "string") request.status = status;
-        const answer = await ask("after", request);
+        const answer = await askQuiet("after", request);
         if (!answer || answer.action === "pass") return;
         if (answer.action === "append" && typeof answer.append === "string") {
           if (output && typeof output.output === "string") output.output += answer.append;
@@ -341,7 +397,7 @@ export const SlimPlugin = async (input) => {
         const sessionID = p.sessionID || (event.type.startsWith("session.") ? info.id : info.sessionID) || "";
         const forwarded = { type: event.type, sessionID };
         if (p.messageID) forwarded.messageID = p.messageID;
-        await ask("event", { v: PROTOCOL, phase: "event", host: host(), sessionID, event: forwarded });
+        await askQuiet("event", { v: PROTOCOL, phase: "event", host: host(), sessionID, event: forwarded });
       } catch (e) {
         log("warn", "event forwarding failed", { error: String(e) });
       }
@@ -353,7 +409,7 @@ export const SlimPlugin = async (input) => {
         if (!sessionID) return;
         const forwarded = { type: "chat.message", sessionID };
         if (hookInput.messageID) forwarded.messageID = hookInput.messageID;
-        await ask("event", { v: PROTOCOL, phase: "event", host: host(), sessionID, event: forwarded });
+        await askQuiet("event", { v: PROTOCOL, phase: "event", host: host(), sessionID, event: forwarded });
       } catch (e) {
         log("warn", "chat.message forwarding failed", { error: String(e) });
       }

@@ -206,7 +206,23 @@ test("protocol mismatch: the plugin disables itself", async () => {
   assert.deepEqual(await (await loadPlugin())(hostInput(project())), {});
 });
 
-test("timeout: a hanging slim is killed and the call passes", async () => {
+// Answers of a scripted slim that give the plugin nothing it can use.
+const FAILURES = [
+  { answer: '{"v":1,"action":"block","message":"no"}', exit: "1" },
+  { answer: '{"v":1,"action":"block","message":"no"}', exit: "2" },
+  { answer: '{"v":1,"action":"block","message":"no"}', exit: "5" },
+  { answer: '{"error":{"kind":"usage","code":"usage","message":"hook request: larger than 67108864 bytes"}}', exit: "2" },
+  { answer: "not json", exit: "0" },
+  { answer: "[1]", exit: "0" },
+  { answer: '{"v":2,"action":"block","message":"no"}', exit: "0" },
+  { answer: '{"v":1,"action":"block"}', exit: "0" },
+  { answer: '{"v":1,"action":"mutate","args":"nope"}', exit: "0" },
+  { answer: '{"v":1,"action":"append","append":"x"}', exit: "0" },
+  { answer: '{"v":1,"action":"explode"}', exit: "0" },
+  { answer: "", exit: "0" },
+];
+
+test("timeout: a hanging slim is killed; a grep passes and an apply_patch is blocked", async () => {
   process.env.SLIM_BIN = fakeSlim(
     "hang",
     `if [ "$1" = version ]; then echo '{"protocol":1}'; exit 0; fi
@@ -222,35 +238,150 @@ exec sleep 30`,
   assert.ok(Date.now() - t0 < 10000, "the hook waited for the hanging slim");
   assert.deepEqual(args, { path: "x" });
   assert.equal(output.output, "text");
+  await assert.rejects(
+    hooks["tool.execute.before"]({ tool: "apply_patch", sessionID: "s", callID: "c2" }, { args: { patchText: "p" } }),
+    /^Error: apply_patch blocked: .*timed out/,
+  );
   assert.match(readFileSync(process.env.SLIM_PLUGIN_LOG, "utf8"), /timed out/);
 });
 
-test("fail open: non-zero exit, bad JSON, a wrong v and a message-less block all pass", async () => {
+test("fail open: non-zero exit, bad JSON, a wrong v and a message-less block all pass for a read", async () => {
   process.env.SLIM_BIN = scriptedSlim();
   process.env.FAKE_LOG = path.join(work, "fail-open.log");
   const hooks = await (await loadPlugin())(hostInput(project()));
-  const cases = [
-    { answer: '{"v":1,"action":"block","message":"no"}', exit: "1" },
-    { answer: '{"v":1,"action":"block","message":"no"}', exit: "5" },
-    { answer: "not json", exit: "0" },
-    { answer: '{"v":2,"action":"block","message":"no"}', exit: "0" },
-    { answer: '{"v":1,"action":"block"}', exit: "0" },
-    { answer: '{"v":1,"action":"mutate","args":"nope"}', exit: "0" },
-    { answer: '{"v":1,"action":"append","append":"x"}', exit: "0" },
-    { answer: "", exit: "0" },
-  ];
-  for (const c of cases) {
+  for (const c of FAILURES) {
     process.env.FAKE_ANSWER = c.answer;
     process.env.FAKE_EXIT = c.exit;
-    const args = { path: "p" };
-    await hooks["tool.execute.before"]({ tool: "grep", sessionID: "s", callID: "c" }, { args });
-    assert.deepEqual(args, { path: "p" }, JSON.stringify(c));
+    for (const tool of ["grep", "read"]) {
+      const args = { path: "p" };
+      await hooks["tool.execute.before"]({ tool, sessionID: "s", callID: "c" }, { args });
+      assert.deepEqual(args, { path: "p" }, JSON.stringify({ tool, ...c }));
+    }
   }
   process.env.FAKE_ANSWER = '{"v":1,"action":"block","message":"never in after"}';
   process.env.FAKE_EXIT = "0";
   const out = { output: "o" };
   await hooks["tool.execute.after"]({ tool: "grep", sessionID: "s", callID: "c", args: {} }, out);
   assert.equal(out.output, "o");
+  await hooks["tool.execute.after"]({ tool: "apply_patch", sessionID: "s", callID: "c", args: {} }, out);
+  assert.equal(out.output, "o");
+});
+
+test("fail closed: every failure that gives no usable answer blocks apply_patch", async () => {
+  process.env.SLIM_BIN = scriptedSlim();
+  process.env.FAKE_LOG = path.join(work, "fail-closed.log");
+  const hooks = await (await loadPlugin())(hostInput(project()));
+  for (const c of FAILURES) {
+    process.env.FAKE_ANSWER = c.answer;
+    process.env.FAKE_EXIT = c.exit;
+    const args = { patchText: "*** Begin Patch\n*** End Patch" };
+    await assert.rejects(
+      hooks["tool.execute.before"]({ tool: "apply_patch", sessionID: "s", callID: "c" }, { args }),
+      (err) => {
+        assert.match(err.message, /^apply_patch blocked: slim could not check this call \(.+\), so it was not run\./, JSON.stringify(c));
+        return true;
+      },
+    );
+    assert.deepEqual(args, { patchText: "*** Begin Patch\n*** End Patch" });
+  }
+  // slim's own answers still decide.
+  for (const [answer, want] of [
+    ['{"v":1,"action":"pass"}', "pass"],
+    ['{"v":1,"action":"block","message":"apply_patch blocked: outside"}', "apply_patch blocked: outside"],
+  ]) {
+    process.env.FAKE_ANSWER = answer;
+    process.env.FAKE_EXIT = "0";
+    const run = hooks["tool.execute.before"]({ tool: "apply_patch", sessionID: "s", callID: "c" }, { args: { patchText: "p" } });
+    if (want === "pass") await run;
+    else await assert.rejects(run, { message: want });
+  }
+  assert.match(readFileSync(process.env.SLIM_PLUGIN_LOG, "utf8"), /blocking/);
+});
+
+test("fail closed: output past the limit blocks apply_patch and lets a read pass", async () => {
+  process.env.SLIM_BIN = fakeSlim(
+    "flood",
+    `if [ "$1" = version ]; then echo '{"version":"t","protocol":1}'; exit 0; fi
+cat > /dev/null
+head -c 70000000 /dev/zero | tr '\\0' ' '`,
+  );
+  const hooks = await (await loadPlugin())(hostInput(project()));
+  await assert.rejects(hooks["tool.execute.before"]({ tool: "apply_patch", sessionID: "s", callID: "c" }, { args: { patchText: "p" } }), /more than \d+ bytes/);
+  const args = { filePath: "a" };
+  await hooks["tool.execute.before"]({ tool: "read", sessionID: "s", callID: "c" }, { args });
+  assert.deepEqual(args, { filePath: "a" });
+});
+
+// alive reports whether pid is a live process (a zombie, killed but not yet
+// reaped, counts as gone).
+function alive(pid) {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
+    return !/^\d+ \(.*\) Z/.test(stat);
+  } catch (e) {
+    if (e.code === "ENOENT") return false;
+  }
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+test("timeout is a hard deadline: a wrapper whose child holds stdout is answered on time and its group killed", { skip: process.platform === "win32" }, async () => {
+  const pids = path.join(work, "wrapper.pids");
+  // The wrapper stays the direct child; sleep inherits its stdout and would
+  // keep the pipe open for 30 s after the wrapper alone is killed.
+  process.env.SLIM_BIN = fakeSlim(
+    "wrapper",
+    `if [ "$1" = version ]; then echo '{"version":"t","protocol":1}'; exit 0; fi
+cat > /dev/null
+sleep 30 &
+echo $! >> "${pids}"
+wait`,
+  );
+  process.env.SLIM_HOOK_TIMEOUT_MS = "1000";
+  const hooks = await (await loadPlugin())(hostInput(project()));
+
+  let t0 = Date.now();
+  await assert.rejects(
+    hooks["tool.execute.before"]({ tool: "apply_patch", sessionID: "s", callID: "c1" }, { args: { patchText: "p" } }),
+    /^Error: apply_patch blocked: slim could not check this call \(slim timed out and was killed\)/,
+  );
+  let elapsed = Date.now() - t0;
+  assert.ok(elapsed >= 900 && elapsed < 5000, `apply_patch answered after ${elapsed} ms with a 1000 ms timeout`);
+
+  t0 = Date.now();
+  const args = { filePath: "a" };
+  await hooks["tool.execute.before"]({ tool: "read", sessionID: "s", callID: "c2" }, { args });
+  elapsed = Date.now() - t0;
+  assert.ok(elapsed < 5000, `read answered after ${elapsed} ms with a 1000 ms timeout`);
+  assert.deepEqual(args, { filePath: "a" });
+
+  const started = readFileSync(pids, "utf8").split("\n").filter(Boolean).map(Number);
+  assert.equal(started.length, 2);
+  const deadline = Date.now() + 3000;
+  while (started.some(alive) && Date.now() < deadline) await new Promise((r) => setTimeout(r, 50));
+  assert.deepEqual(started.filter(alive), [], "the sleep children outlived the timeout");
+});
+
+test("a child left running after slim exits does not hold the answer", { skip: process.platform === "win32" }, async () => {
+  process.env.SLIM_BIN = fakeSlim(
+    "leaver",
+    `if [ "$1" = version ]; then echo '{"version":"t","protocol":1}'; exit 0; fi
+cat > /dev/null
+sleep 30 &
+printf '%s' '{"v":1,"action":"mutate","args":{"patchText":"rescued"}}'`,
+  );
+  process.env.SLIM_HOOK_TIMEOUT_MS = "10000";
+  const hooks = await (await loadPlugin())(hostInput(project()));
+  const t0 = Date.now();
+  const args = { patchText: "stale" };
+  await hooks["tool.execute.before"]({ tool: "apply_patch", sessionID: "s", callID: "c" }, { args });
+  const elapsed = Date.now() - t0;
+  assert.ok(elapsed < 5000, `answered after ${elapsed} ms`);
+  assert.deepEqual(args, { patchText: "rescued" });
 });
 
 test("request shape: host, tool, ids, args, output and status are sent", async () => {
