@@ -1,7 +1,20 @@
 package rescue
 
 import (
+	"context"
+
 	"github.com/slimgate/slim/worktree/hostpath"
+)
+
+// Limits on what Process reads. A patch or a target above them is refused
+// with a validation error that names the limit, before it is read whole.
+const (
+	// MaxPatchSize is the largest patch Process accepts, in bytes.
+	MaxPatchSize = 64 << 20
+	// MaxFileSize is the largest target file Process reads, in bytes.
+	MaxFileSize = 128 << 20
+	// MaxHunks is the most file operations one patch may hold.
+	MaxHunks = 100000
 )
 
 // HostProfile names the host model the native check runs (ERRATA 4, 22).
@@ -44,6 +57,17 @@ type Options struct {
 	Apply bool
 	// DryRunDiff computes Result.Diff and writes nothing.
 	DryRunDiff bool
+	// Context bounds the work. When its deadline passes, Process stops and
+	// returns a blocked error (code budget_exceeded) that wraps
+	// context.DeadlineExceeded; when it is cancelled (an interrupt) during
+	// Apply, every file written so far is restored and the error wraps
+	// context.Canceled. Nil means no bound.
+	Context context.Context
+
+	// Test seams: afterCheck runs once containment is decided, before any
+	// file is read; beforeStep before each file Apply writes.
+	afterCheck func()
+	beforeStep func(int)
 }
 
 // Result is what Process decided, in the shape of `slim rescue --json`.
@@ -56,6 +80,9 @@ type Result struct {
 	Files       []FileReport  `json:"files"`
 	Chunks      []ChunkReport `json:"chunks"`
 	NativeCheck NativeCheck   `json:"nativeCheck"`
+	// Warnings are notes on targets that are inside but deserve a word (a
+	// file with several hard links shares its data with other paths).
+	Warnings []string `json:"warnings,omitempty"`
 	// Diff is the unified diff of what would be written (DryRunDiff only).
 	Diff string `json:"-"`
 }

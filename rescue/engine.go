@@ -1,13 +1,16 @@
 package rescue
 
 import (
+	"context"
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
 	"strings"
 
+	"github.com/slimgate/slim/internal/safefs"
 	"github.com/slimgate/slim/internal/slimerr"
 	"github.com/slimgate/slim/worktree"
 	"github.com/slimgate/slim/worktree/hostpath"
@@ -37,22 +40,35 @@ type snapshot struct {
 	exists   bool // exists as a regular file
 	other    bool // exists but is not a regular file
 	data     []byte
-	mode     fs.FileMode
-	info     fs.FileInfo
-	text     *fileText // nil until parsed
+	info     fs.FileInfo // of the open file: identity, full mode, owner
+	text     *fileText   // nil until parsed
 	// parentFile names an ancestor that exists but is not a directory, so
 	// the path can be neither read nor created.
 	parentFile string
 	textErr    error
 }
 
+// file is the snapshot as the transactional writer compares and keeps it.
+func (s *snapshot) file() *safefs.File {
+	if s == nil || !s.exists {
+		return nil
+	}
+	return &safefs.File{Data: s.data, Info: s.info}
+}
+
 // world is the on-disk state the engine sees: containment verdicts and file
 // snapshots, each taken once, so a re-resolution (re-verification, the host
 // model) reads nothing again and apply compares against the same bytes.
 type world struct {
-	dir      string // the session directory as given (lexical)
-	flavor   hostpath.Flavor
-	guard    *worktree.Guard
+	dir    string // the session directory as given (lexical)
+	flavor hostpath.Flavor
+	guard  *worktree.Guard
+	// tree is the top of the allowed area, opened once before the first
+	// check; every file below it is read and written through its handles.
+	tree    *safefs.Tree
+	maxFile int64 // the largest target file read
+	// ctx bounds the work; resolution checks it between hunks and chunks.
+	ctx      context.Context
 	verdicts map[string]worktree.Verdict
 	snaps    map[string]*snapshot // by physical path
 	// ids maps a physical path to its slot key: the first physical path
@@ -67,8 +83,8 @@ type world struct {
 	views map[*fileText]*FileView
 }
 
-func newWorld(dir string, flavor hostpath.Flavor, g *worktree.Guard) *world {
-	return &world{dir: dir, flavor: flavor, guard: g, verdicts: map[string]worktree.Verdict{}, snaps: map[string]*snapshot{}, ids: map[string]string{},
+func newWorld(dir string, flavor hostpath.Flavor, g *worktree.Guard, tree *safefs.Tree, maxFile int64) *world {
+	return &world{dir: dir, flavor: flavor, guard: g, tree: tree, maxFile: maxFile, ctx: context.Background(), verdicts: map[string]worktree.Verdict{}, snaps: map[string]*snapshot{}, ids: map[string]string{},
 		keyVerdicts: map[string]worktree.Verdict{}, views: map[*fileText]*FileView{}}
 }
 
@@ -95,31 +111,123 @@ func (w *world) check(path string) worktree.Verdict {
 	return v
 }
 
-// snap returns the snapshot of a physical path, taking it on first use.
-func (w *world) snap(physical string) (*snapshot, error) {
+// snap returns the snapshot of an inside verdict's physical path, taking it
+// on first use. Below the top it is read through the tree's handles, so it
+// is the file the check classified; elsewhere (a session directory outside
+// the worktree, which apply refuses) by path.
+func (w *world) snap(v worktree.Verdict) (*snapshot, error) {
+	physical := v.Physical
 	if s, ok := w.snaps[physical]; ok {
 		return s, nil
 	}
 	s := &snapshot{physical: physical}
-	fi, err := os.Stat(physical)
+	var err error
+	if rel, rerr := w.guard.RelToTop(v); rerr == nil && w.tree != nil {
+		err = w.snapTree(s, rel)
+	} else {
+		err = w.snapPath(s)
+	}
+	if err != nil {
+		return nil, err
+	}
+	w.snaps[physical] = s
+	return s, nil
+}
+
+// snapTree fills s from the file rel below the top.
+func (w *world) snapTree(s *snapshot, rel string) error {
+	dirRel, base := filepath.Split(rel)
+	d, missing, err := w.tree.Walk(filepath.Clean(dirRel))
+	if fe := new(safefs.Error); errors.As(err, &fe) && fe.Reason == safefs.NotDir {
+		s.parentFile = filepath.Join(w.guard.Top(), fe.Rel)
+		return nil
+	}
+	if err != nil {
+		return w.treeErr(s.physical, err)
+	}
+	if len(missing) > 0 || base == "" {
+		return nil
+	}
+	lst, err := d.Root().Lstat(base)
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+		return nil
+	case err != nil:
+		return internalErr(err, "Failed to stat file for patch verification: %s", s.physical)
+	case lst.Mode()&fs.ModeSymlink != 0:
+		// The check resolved every link, so a link here is new.
+		return w.treeErr(s.physical, &safefs.Error{Rel: rel, Reason: safefs.Link})
+	case !lst.Mode().IsRegular():
+		s.other, s.info = true, lst
+		return nil
+	}
+	data, fi, err := d.ReadRegular(base, lst, w.maxFile)
+	if err != nil {
+		return w.treeErr(s.physical, err)
+	}
+	s.exists, s.data, s.info = true, data, fi
+	return nil
+}
+
+// snapPath fills s by path, bounded like snapTree.
+func (w *world) snapPath(s *snapshot) error {
+	fi, err := os.Stat(s.physical)
 	switch {
 	case err == nil && fi.Mode().IsRegular():
-		s.exists, s.info, s.mode = true, fi, fi.Mode().Perm()
-		data, err := os.ReadFile(physical)
-		if err != nil {
-			return nil, internalErr(err, "Failed to read file for patch verification: %s", physical)
+		if fi.Size() > w.maxFile {
+			return tooLarge(s.physical, w.maxFile)
 		}
-		s.data = data
+		f, err := os.Open(s.physical)
+		if err != nil {
+			return internalErr(err, "Failed to read file for patch verification: %s", s.physical)
+		}
+		defer f.Close()
+		data, err := io.ReadAll(io.LimitReader(f, w.maxFile+1))
+		if err != nil {
+			return internalErr(err, "Failed to read file for patch verification: %s", s.physical)
+		}
+		if int64(len(data)) > w.maxFile {
+			return tooLarge(s.physical, w.maxFile)
+		}
+		s.exists, s.info, s.data = true, fi, data
 	case err == nil:
 		s.other, s.info = true, fi
 	case errors.Is(err, fs.ErrNotExist):
 	case isNotDir(err):
-		s.parentFile = firstNonDir(physical)
+		s.parentFile = firstNonDir(s.physical)
 	default:
-		return nil, internalErr(err, "Failed to stat file for patch verification: %s", physical)
+		return internalErr(err, "Failed to stat file for patch verification: %s", s.physical)
 	}
-	w.snaps[physical] = s
-	return s, nil
+	return nil
+}
+
+// treeErr turns a refusal of the tree into the error the model reads.
+func (w *world) treeErr(physical string, err error) error {
+	fe := new(safefs.Error)
+	if !errors.As(err, &fe) {
+		return internalErr(err, "Failed to read file for patch verification: %s: %v", physical, err)
+	}
+	at := filepath.Join(w.guard.Top(), fe.Rel)
+	switch fe.Reason {
+	case safefs.NotDir:
+		return verifyErr("Cannot create %s: %s is a file, not a directory", physical, at)
+	case safefs.TooLarge:
+		return tooLarge(physical, w.maxFile)
+	case safefs.Denied:
+		return &slimerr.Error{Kind: slimerr.Blocked, Code: slimerr.CodeGitDir, Err: err,
+			Message: "apply_patch blocked: patch writes inside the git directory: " + physical}
+	case safefs.Nested:
+		return &slimerr.Error{Kind: slimerr.Blocked, Code: slimerr.CodeNestedWorktree, Err: err,
+			Message: "apply_patch blocked: patch contains path inside nested worktree " + at + ": " + physical}
+	}
+	return &slimerr.Error{Kind: slimerr.Blocked, Code: slimerr.CodePathChanged, Err: err,
+		Message: fmt.Sprintf("apply_patch blocked: %s %s after slim checked it, so the check no longer holds for %s; nothing was written", at, fe.Reason, physical)}
+}
+
+// tooLarge refuses a target above the size limit before reading it whole.
+func tooLarge(physical string, limit int64) error {
+	return &slimerr.Error{Kind: slimerr.Validation, Code: slimerr.CodeTooLarge,
+		Message: fmt.Sprintf("apply_patch verification failed: %s is larger than %d MiB, the largest file slim reads; edit it another way", physical, limit>>20)}
 }
 
 // key returns the slot key of an inside verdict's physical path: existing
@@ -129,7 +237,7 @@ func (w *world) key(v worktree.Verdict) (string, error) {
 	if k, ok := w.ids[physical]; ok {
 		return k, nil
 	}
-	s, err := w.snap(physical)
+	s, err := w.snap(v)
 	if err != nil {
 		return "", err
 	}
@@ -173,8 +281,9 @@ type lineage struct {
 	dest     string
 	destPath string // path as written of the destination
 	destAbs  string
-	mode     fs.FileMode
-	hunks    int // hunks that touched it
+	// src is the origin's snapshot: a moved file keeps its mode and owner.
+	src   *snapshot
+	hunks int // hunks that touched it
 	// For a lineage touched by exactly one Update: that hunk and its
 	// placements, rendered chunk by chunk.
 	update     *Hunk
@@ -291,13 +400,16 @@ func (w *world) resolveHunks(p *Patch, r *resolution, failKey *string) error {
 			return nil, verifyErr("Refusing binary or non-UTF-8 file: %s", t.abs)
 		}
 		l := &lineage{first: idx, origin: t.key, srcPath: t.written, srcAbs: t.abs, base: txt, cur: txt,
-			dest: t.key, destPath: t.written, destAbs: t.abs, mode: t.snap.mode, exactOnly: len(t.snap.data) > MaxRescueSize}
+			dest: t.key, destPath: t.written, destAbs: t.abs, src: t.snap, exactOnly: len(t.snap.data) > MaxRescueSize}
 		st.lin = l
 		r.lineages = append(r.lineages, l)
 		return l, nil
 	}
 	chunkIndex := 0
 	for idx, h := range p.Hunks {
+		if err := budget(w.ctx); err != nil {
+			return err
+		}
 		src, err := w.target(h.Path, r)
 		if err != nil {
 			return err
@@ -373,6 +485,9 @@ func (w *world) resolveHunks(p *Patch, r *resolution, failKey *string) error {
 			for _, ch := range h.Chunks {
 				if len(ch.Lines) == 0 {
 					continue // an empty chunk changes nothing
+				}
+				if err := budget(w.ctx); err != nil {
+					return err
 				}
 				pl, err := view.Place(ch, cursor, src.abs)
 				if err != nil {

@@ -2,13 +2,16 @@ package rescue
 
 import (
 	"bytes"
+	"context"
 	"errors"
 	"fmt"
 	"io/fs"
 	"os"
 	"path/filepath"
+	"strings"
 	"syscall"
 
+	"github.com/slimgate/slim/internal/safefs"
 	"github.com/slimgate/slim/internal/slimerr"
 	"github.com/slimgate/slim/worktree"
 	"github.com/slimgate/slim/worktree/hostpath"
@@ -37,11 +40,22 @@ func Process(patch []byte, opts Options) (*Result, error) {
 		return res, slimerr.New(slimerr.Usage, slimerr.CodeUsage, "unknown outside policy %q (want block or passthrough)", outside)
 	}
 
+	if len(patch) > MaxPatchSize {
+		return res, PatchTooLarge(MaxPatchSize)
+	}
 	p, err := Parse(patch)
 	if err != nil {
 		return res, err
 	}
 	res.Repairs = append(res.Repairs, p.Repairs...)
+	if len(p.Hunks) > MaxHunks {
+		return res, &slimerr.Error{Kind: slimerr.Validation, Code: slimerr.CodeTooLarge,
+			Message: fmt.Sprintf("apply_patch verification failed: the patch has %d file operations, more than the %d slim checks at once; split it", len(p.Hunks), MaxHunks)}
+	}
+	ctx := opts.Context
+	if ctx == nil {
+		ctx = context.Background()
+	}
 
 	dir := opts.Directory
 	if dir == "" {
@@ -54,34 +68,69 @@ func Process(patch []byte, opts Options) (*Result, error) {
 			return res, internalErr(err, "cannot resolve the session directory: %v", err)
 		}
 	}
+	// One resolver feeds the guard: the worktree (unless the host named
+	// it) and the git dir and common dir, which stay refused for writes even
+	// when the session directory lies inside them (a root in .git, a bare
+	// repository, GIT_DIR elsewhere).
+	gopts := worktree.Options{AllowNested: opts.AllowNested || os.Getenv("SLIM_ALLOW_NESTED") == "1", Flavor: opts.Flavor}
 	wt := opts.Worktree
-	if wt == "" {
-		wt = "/"
-		if info, err := worktree.Resolve(dir); err == nil && info.Worktree != "" {
+	if info, err := worktree.Resolve(dir); err == nil {
+		if wt == "" && info.Worktree != "" {
 			wt = info.Worktree
 		}
+		gopts.GitDir, gopts.CommonDir = info.GitDir, info.CommonDir
 	}
-	allowNested := opts.AllowNested || os.Getenv("SLIM_ALLOW_NESTED") == "1"
-	g, err := worktree.NewGuard(dir, wt, worktree.Options{AllowNested: allowNested, Flavor: opts.Flavor})
+	if wt == "" {
+		wt = "/"
+	}
+	g, err := worktree.NewGuard(dir, wt, gopts)
 	if err != nil {
 		return res, internalErr(err, "cannot resolve the session directory: %v", err)
 	}
-	w := newWorld(dir, opts.Flavor, g)
+	// The top is opened once, before the first check, and must be the
+	// directory the guard resolved; every read and write below it goes
+	// through this handle.
+	tree, err := openTree(g, gopts.AllowNested)
+	if err != nil {
+		if fe := new(safefs.Error); errors.As(err, &fe) && fe.Reason == safefs.Changed {
+			return res, &slimerr.Error{Kind: slimerr.Blocked, Code: slimerr.CodePathChanged, Err: err,
+				Message: "apply_patch blocked: the workspace root " + g.Top() + " changed while slim was checking it; nothing was written"}
+		}
+		if opts.Apply {
+			return res, internalErr(err, "cannot open the workspace root %s: %v", g.Top(), err)
+		}
+		tree = nil // print mode reads by path; the host writes
+	}
+	if tree != nil {
+		defer tree.Close()
+	}
+	w := newWorld(dir, opts.Flavor, g, tree, MaxFileSize)
 
-	// Containment of every target, before any file is read.
+	// Containment of every target, before any file is read. The first
+	// refused target ends the check, unless passthrough may still apply.
+	passthrough := outside == OutsidePassthrough && !opts.Apply && !opts.DryRunDiff
 	var bad []worktree.Verdict
+check:
 	for _, h := range p.Hunks {
+		if err := budget(ctx); err != nil {
+			return res, err
+		}
 		for _, path := range []string{h.Path, h.Move} {
 			if path == "" {
 				continue
 			}
-			if v := w.check(path); !v.Inside {
+			v := w.check(path)
+			if !v.Inside {
 				bad = append(bad, v)
+				if !passthrough || v.Code != slimerr.CodeOutsideWorkspace || !v.BySpelling {
+					break check
+				}
 			}
+			res.Warnings = append(res.Warnings, v.Warnings...)
 		}
 	}
 	if len(bad) > 0 {
-		pass := outside == OutsidePassthrough && !opts.Apply && !opts.DryRunDiff
+		pass := passthrough
 		for _, v := range bad {
 			if v.Code != slimerr.CodeOutsideWorkspace || !v.BySpelling {
 				pass = false
@@ -92,10 +141,16 @@ func Process(patch []byte, opts Options) (*Result, error) {
 			s := string(patch)
 			res.PatchText = &s
 			res.NativeCheck.Message = "passed through untouched: a target is outside the workspace, so the host asks for permission itself"
+			res.Warnings = nil
 			return res, nil
 		}
+		res.Warnings = nil
 		return res, g.BlockError("apply_patch", bad[0])
 	}
+	if opts.afterCheck != nil {
+		opts.afterCheck()
+	}
+	w.ctx = ctx
 
 	r, err := w.partial(p)
 	res.Repairs = append(res.Repairs, r.repairs...)
@@ -119,7 +174,7 @@ func Process(patch []byte, opts Options) (*Result, error) {
 		}
 		applied := false
 		res.Applied = &applied
-		if err := w.apply(r); err != nil {
+		if err := w.apply(ctx, r, opts.beforeStep); err != nil {
 			res.Decision = DecisionBlock
 			return res, err
 		}
@@ -157,6 +212,45 @@ func Process(patch []byte, opts Options) (*Result, error) {
 	res.Decision, res.Changed = DecisionRewrite, true
 	res.PatchText = text
 	return res, nil
+}
+
+// PatchTooLarge is the validation error for a patch above limit bytes.
+// Readers of a patch (the CLI, the hook) return it when their bounded read
+// stops at the limit.
+func PatchTooLarge(limit int64) error {
+	return &slimerr.Error{Kind: slimerr.Validation, Code: slimerr.CodeTooLarge,
+		Message: fmt.Sprintf("apply_patch verification failed: the patch is larger than %d MiB, the largest slim reads; split it", limit>>20)}
+}
+
+// budget reports a deadline or cancellation of ctx as the error Process
+// returns.
+func budget(ctx context.Context) error {
+	err := ctx.Err()
+	switch {
+	case err == nil:
+		return nil
+	case errors.Is(err, context.DeadlineExceeded):
+		return &slimerr.Error{Kind: slimerr.Blocked, Code: slimerr.CodeBudget, Err: err,
+			Message: "apply_patch blocked: slim could not finish checking this patch within its time budget; split it into smaller patches"}
+	}
+	return &slimerr.Error{Kind: slimerr.Internal, Code: slimerr.CodeInternal, Err: err,
+		Message: internalPrefix + "interrupted before anything was written"}
+}
+
+// openTree opens the guard's top as a safefs tree that refuses the git
+// dirs and, unless allowed, nested repositories below the session.
+func openTree(g *worktree.Guard, allowNested bool) (*safefs.Tree, error) {
+	var deny []fs.FileInfo
+	for _, d := range g.GitDirs() {
+		if fi, err := os.Stat(d); err == nil {
+			deny = append(deny, fi)
+		}
+	}
+	session := ""
+	if rel, err := filepath.Rel(g.Top(), g.Directory()); err == nil && rel != ".." && !strings.HasPrefix(rel, ".."+string(filepath.Separator)) {
+		session = rel
+	}
+	return safefs.Open(g.Top(), g.TopInfo(), safefs.Options{Deny: deny, AllowNested: allowNested, Session: session})
 }
 
 func newResult() *Result {

@@ -69,7 +69,10 @@ func NewGuard(directory, worktree string, opts Options) (*Guard, error) {
 			g.addGitDir(d)
 		}
 	}
-	if opts.GitDir == "" && opts.CommonDir == "" {
+	// The `.git` entry at the top is refused too, whatever the resolver
+	// found: a host may name a worktree other than the one GIT_DIR points
+	// at.
+	{
 		info := &Info{Directory: g.top}
 		dotgit := filepath.Join(g.top, ".git")
 		if st, err := os.Lstat(dotgit); err == nil {
@@ -132,6 +135,16 @@ func physicalDir(p string) (string, fs.FileInfo, error) {
 // Top is the physical top of the allowed area: the worktree top level, else
 // the directory. Open os.Root here for writes.
 func (g *Guard) Top() string { return g.top }
+
+// TopInfo is the identity (os.Stat) of Top as NewGuard resolved it. A
+// writer that opens Top compares the opened directory with it, so a top
+// swapped for a link after the check is refused.
+func (g *Guard) TopInfo() fs.FileInfo {
+	if g.wtFI != nil {
+		return g.wtFI
+	}
+	return g.dirFI
+}
 
 // Directory is the physical session directory.
 func (g *Guard) Directory() string { return g.dir }

@@ -31,6 +31,16 @@ const (
 	CodeNestedWorktree     = "nested_worktree"
 	CodeGitDir             = "git_dir"
 	CodeUsage              = "usage"
+	// CodePathChanged: a directory or file on the way changed between the
+	// containment check and the read or write, so the check no longer holds.
+	CodePathChanged = "path_changed"
+	// CodeTooLarge: an input or a target file is above a stated size limit.
+	CodeTooLarge = "too_large"
+	// CodeInvalidPath: a path no file system here can hold (a component
+	// over 255 bytes, a path over the system's limit, invalid UTF-8).
+	CodeInvalidPath = "invalid_path"
+	// CodeBudget: a check did not finish within its time or work budget.
+	CodeBudget = "budget_exceeded"
 )
 
 // ExitCode returns the process exit code for k.

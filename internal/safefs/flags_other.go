@@ -1,0 +1,5 @@
+//go:build !unix
+
+package safefs
+
+const openNoBlock = 0
