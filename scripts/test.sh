@@ -1,10 +1,11 @@
 #!/usr/bin/env bash
-# The test suite: formatting, vet, every Go test with the race detector
-# (the CLI scripts and the plugin's Node tests included), then the real-host
-# end-to-end tests on their own, so they do not compete for the cores with
-# the race-instrumented packages. The end-to-end tests skip when
-# e2e/node_modules has no pinned OpenCode (scripts/e2e-setup.sh installs it);
-# SLIM_E2E=require turns a missing host into a failure.
+# The test suite: formatting, a tidy go.mod and go.sum, vet, every Go test
+# with the race detector (the CLI scripts and the plugin's Node tests
+# included), then the real-host end-to-end tests on their own, so they do
+# not compete for the cores with the race-instrumented packages. The
+# end-to-end tests skip when e2e/node_modules has no pinned OpenCode
+# (scripts/e2e-setup.sh installs it); SLIM_E2E=require turns a missing host
+# into a failure.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 export GOFLAGS="${GOFLAGS:-} -tags=urfave_cli_no_docs"
@@ -12,6 +13,11 @@ unformatted=$(gofmt -l $(git ls-files '*.go'))
 if [[ -n "$unformatted" ]]; then
 	echo "gofmt needed:" >&2
 	echo "$unformatted" >&2
+	exit 1
+fi
+if ! tidy=$(go mod tidy -diff); then
+	echo "go.mod and go.sum are not tidy (run go mod tidy):" >&2
+	echo "$tidy" >&2
 	exit 1
 fi
 go vet ./...
