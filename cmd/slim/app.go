@@ -14,7 +14,8 @@ import (
 	"github.com/urfave/cli/v2"
 )
 
-// Set by the linker (-X main.version=... -X main.commit=...).
+// Set by the linker (-X main.version=... -X main.commit=...); without
+// them, slim version reads the build information instead (versionInfo).
 var (
 	version = "dev"
 	commit  = "none"

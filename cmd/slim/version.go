@@ -3,6 +3,7 @@ package main
 import (
 	"fmt"
 	"runtime"
+	"runtime/debug"
 
 	"github.com/slimgate/slim/hooks/protocol"
 	"github.com/urfave/cli/v2"
@@ -20,6 +21,7 @@ func versionCommand(e *env) *cli.Command {
 			if c.NArg() > 0 {
 				return usageErr("version takes no arguments")
 			}
+			version, commit := versionInfo()
 			if jsonMode(c) {
 				return e.writeJSON(struct {
 					Version  string `json:"version"`
@@ -32,4 +34,37 @@ func versionCommand(e *env) *cli.Command {
 			return err
 		},
 	}
+}
+
+// versionInfo returns the version and commit slim reports. Release builds
+// set both with the linker. A plain `go build` or `go install` leaves them
+// at "dev" and "none"; then they come from the build information the go
+// command records in the binary, when it has any.
+func versionInfo() (string, string) {
+	info, ok := debug.ReadBuildInfo()
+	if !ok {
+		return version, commit
+	}
+	return fromBuildInfo(version, commit, info)
+}
+
+// fromBuildInfo fills in what the linker did not set: the main module's
+// version (a release tag for `go install module@version`, a pseudo-version
+// for a build inside a git checkout; "(devel)" says nothing) and the first
+// 12 hex digits of the VCS revision, as in a pseudo-version.
+func fromBuildInfo(v, c string, info *debug.BuildInfo) (string, string) {
+	if v == "dev" && info.Main.Version != "" && info.Main.Version != "(devel)" {
+		v = info.Main.Version
+	}
+	if c == "none" {
+		for _, s := range info.Settings {
+			if s.Key == "vcs.revision" && s.Value != "" {
+				c = s.Value
+				if len(c) > 12 {
+					c = c[:12]
+				}
+			}
+		}
+	}
+	return v, c
 }
