@@ -1,12 +1,18 @@
 // Package filelock takes exclusive, advisory, cross-process locks on lock
 // files (gofrs/flock underneath) with a bounded wait, so a stuck peer can
 // delay slim by at most the timeout and never hang a tool call.
+//
+// A lock file must be a regular file. The file is opened without following
+// a symbolic link at its path and without blocking, so a link planted there
+// never makes slim create or lock a file at the link's target, and a named
+// pipe never hangs the open; both are refused with ErrNotRegular.
 package filelock
 
 import (
 	"context"
 	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"runtime"
@@ -17,6 +23,10 @@ import (
 
 // ErrTimeout is returned (wrapped) when the lock was not free in time.
 var ErrTimeout = errors.New("lock wait timed out")
+
+// ErrNotRegular is returned (wrapped) when something other than a regular
+// file (a symbolic link, a named pipe, a directory) is at the lock path.
+var ErrNotRegular = errors.New("lock file is not a regular file")
 
 // retryDelay is how often a busy lock is polled.
 const retryDelay = 2 * time.Millisecond
@@ -38,7 +48,10 @@ func Acquire(path string, timeout time.Duration) (*Lock, error) {
 	ctx, cancel := context.WithTimeout(context.Background(), timeout)
 	defer cancel()
 	for {
-		f := flock.New(path, flock.SetPermissions(0o600))
+		if err := precheck(path); err != nil {
+			return nil, err
+		}
+		f := flock.New(path, flock.SetFlag(openFlags), flock.SetPermissions(0o600))
 		ok, err := f.TryLock()
 		if err == nil && !ok {
 			ok, err = f.TryLockContext(ctx, retryDelay)
@@ -48,10 +61,17 @@ func Acquire(path string, timeout time.Duration) (*Lock, error) {
 			if ctx.Err() != nil {
 				return nil, fmt.Errorf("lock %s: %w after %v", path, ErrTimeout, timeout)
 			}
+			if nerr := notRegular(path); nerr != nil {
+				return nil, nerr
+			}
 			return nil, fmt.Errorf("lock %s: %w", path, err)
 		}
 		held, herr := f.Stat()
-		now, nerr := os.Stat(path)
+		if herr == nil && !held.Mode().IsRegular() {
+			f.Close()
+			return nil, fmt.Errorf("lock %s: %w (%s)", path, ErrNotRegular, kind(held.Mode()))
+		}
+		now, nerr := os.Lstat(path)
 		if herr == nil && nerr == nil && os.SameFile(held, now) {
 			return &Lock{f: f}, nil
 		}
@@ -61,6 +81,30 @@ func Acquire(path string, timeout time.Duration) (*Lock, error) {
 			return nil, fmt.Errorf("lock %s: %w after %v", path, ErrTimeout, timeout)
 		}
 	}
+}
+
+// notRegular returns an ErrNotRegular error when something other than a
+// regular file is at path (after an open that refused to follow it), else
+// nil.
+func notRegular(path string) error {
+	fi, err := os.Lstat(path)
+	if err != nil || fi.Mode().IsRegular() {
+		return nil
+	}
+	return fmt.Errorf("lock %s: %w (%s)", path, ErrNotRegular, kind(fi.Mode()))
+}
+
+// kind names the type of a file that is not a regular one, for messages.
+func kind(m fs.FileMode) string {
+	switch {
+	case m&fs.ModeSymlink != 0:
+		return "a symbolic link"
+	case m&fs.ModeNamedPipe != 0:
+		return "a named pipe"
+	case m.IsDir():
+		return "a directory"
+	}
+	return "mode " + m.Type().String()
 }
 
 // Unlock releases the lock. The lock file stays, so waiting peers keep
