@@ -11,19 +11,26 @@ import (
 	"path/filepath"
 	"sort"
 	"strings"
+	"sync/atomic"
 	"time"
 
 	"github.com/rs/zerolog"
 	"github.com/slimgate/slim/internal/atomicfile"
 	"github.com/slimgate/slim/internal/filelock"
+	"github.com/slimgate/slim/internal/statedir"
 )
 
-// Store limits and timings (ERRATA 33).
+// Store limits and timings.
 const (
 	LockTimeout = 2 * time.Second
 	GCInterval  = time.Hour
 	MaxAge      = 7 * 24 * time.Hour
 	MaxSessions = 512
+	// MaxFileSize bounds a session file that is read: a larger one is
+	// treated as an empty session without being read. A record holds at
+	// most maxPending pending entries of about 150 bytes each, so real
+	// files stay far below it.
+	MaxFileSize = 1 << 20
 	// staleTemp is when a leftover temporary file (a writer killed between
 	// create and rename) or an orphaned lock file may be swept.
 	staleTemp = time.Hour
@@ -34,11 +41,22 @@ const (
 // sha256(sessionID) and aa its first two, with the lock file <h>.lock beside
 // it. Every read-modify-write holds the lock; every write replaces the file
 // atomically, so a process killed at any moment leaves a readable file.
+//
+// Nothing planted in the store can hang or crash a hook: the state root
+// must pass statedir.Prepare, the directories below it must be real
+// directories, session and lock files are opened without following links
+// and without blocking, and only regular files are used, session files up
+// to MaxFileSize. A session file that fails these checks reads as an empty
+// session (and is replaced on the next write); a lock file or directory
+// that fails them makes the update fail, which the guard's callers treat as
+// a pass.
 type Store struct {
+	root        string
 	dir         string // <root>/loop/v1
 	lockTimeout time.Duration
 	now         func() time.Time
 	log         zerolog.Logger
+	ready       atomic.Bool // root and dir checked
 }
 
 // StoreOptions tune a Store; zero values take the defaults.
@@ -51,7 +69,7 @@ type StoreOptions struct {
 // NewStore returns the store under the state root. Nothing touches the
 // disk until the first update.
 func NewStore(root string, o StoreOptions) *Store {
-	s := &Store{dir: filepath.Join(root, "loop", "v1"), lockTimeout: o.LockTimeout, now: o.Now, log: o.Log}
+	s := &Store{root: root, dir: filepath.Join(root, "loop", "v1"), lockTimeout: o.LockTimeout, now: o.Now, log: o.Log}
 	if s.lockTimeout == 0 {
 		s.lockTimeout = LockTimeout
 	}
@@ -73,12 +91,31 @@ func (s *Store) Path(sessionID string) string {
 
 func lockPath(statePath string) string { return strings.TrimSuffix(statePath, ".json") + ".lock" }
 
+// prepare checks the state root and creates or checks the directories down
+// to the shard of statePath. The root and <root>/loop/v1 are checked once
+// per Store.
+func (s *Store) prepare(statePath string) error {
+	if !s.ready.Load() {
+		if err := statedir.Prepare(s.root); err != nil {
+			return err
+		}
+		if err := statedir.EnsureDir(s.root, filepath.Join("loop", "v1")); err != nil {
+			return err
+		}
+		s.ready.Store(true)
+	}
+	return statedir.EnsureDir(s.dir, filepath.Base(filepath.Dir(statePath)))
+}
+
 // Update runs fn on the session's record under the session lock and writes
 // the record back when fn reports a change. Pending entries past their TTL
 // are dropped on every write. A missing, torn or corrupt file is read as an
 // empty session (and rewritten).
 func (s *Store) Update(sessionID string, fn func(st *State) (changed bool)) error {
 	path := s.Path(sessionID)
+	if err := s.prepare(path); err != nil {
+		return fmt.Errorf("loop guard state: %w", err)
+	}
 	lk, err := filelock.Acquire(lockPath(path), s.lockTimeout)
 	if err != nil {
 		return fmt.Errorf("loop guard state: %w", err)
@@ -107,10 +144,10 @@ func (s *Store) Update(sessionID string, fn func(st *State) (changed bool)) erro
 func (s *Store) Load(sessionID string) *State { return s.load(s.Path(sessionID), sessionID) }
 
 func (s *Store) load(path, sessionID string) *State {
-	data, err := os.ReadFile(path)
+	data, err := statedir.ReadFile(path, MaxFileSize)
 	if err != nil {
 		if !errors.Is(err, fs.ErrNotExist) {
-			s.log.Warn().Err(err).Str("file", path).Msg("loop guard: cannot read session state; starting empty")
+			s.log.Warn().Err(err).Str("file", path).Msg("loop guard: cannot use session state; starting empty")
 		}
 		return newState(sessionID)
 	}
@@ -126,6 +163,9 @@ func (s *Store) load(path, sessionID string) *State {
 // It reports whether a record existed.
 func (s *Store) Delete(sessionID string) (bool, error) {
 	path := s.Path(sessionID)
+	if err := s.prepare(path); err != nil {
+		return false, fmt.Errorf("loop guard reset: %w", err)
+	}
 	lk, err := filelock.Acquire(lockPath(path), s.lockTimeout)
 	if err != nil {
 		return false, fmt.Errorf("loop guard reset: %w", err)
@@ -173,8 +213,8 @@ func (s *Store) MaybeGC() {
 // from now, in either direction (a clock set back does not stop sweeps for
 // long).
 func stampFresh(stamp string, now time.Time) bool {
-	fi, err := os.Stat(stamp)
-	return err == nil && now.Sub(fi.ModTime()) < GCInterval && fi.ModTime().Sub(now) < GCInterval
+	fi, err := os.Lstat(stamp)
+	return err == nil && fi.Mode().IsRegular() && now.Sub(fi.ModTime()) < GCInterval && fi.ModTime().Sub(now) < GCInterval
 }
 
 type sessionFile struct {
@@ -183,9 +223,10 @@ type sessionFile struct {
 }
 
 // GC deletes session files untouched for MaxAge, then the oldest beyond
-// MaxSessions, plus leftover temporary files and orphaned lock files. A
-// session whose lock is busy is skipped. It returns how many session files
-// it removed.
+// MaxSessions, plus leftover temporary files, orphaned lock files and
+// anything but a regular file at a lock path (which no session can lock, so
+// no process can be using it). A session whose lock is busy is skipped. It
+// returns how many session files it removed.
 func (s *Store) GC() (int, error) {
 	now := s.now()
 	shards, err := os.ReadDir(s.dir)
@@ -224,6 +265,8 @@ func (s *Store) GC() (int, error) {
 				if now.Sub(fi.ModTime()) > staleTemp {
 					os.Remove(p)
 				}
+			case strings.HasSuffix(name, ".lock") && !fi.Mode().IsRegular() && !fi.IsDir():
+				os.Remove(p) // a link or a pipe: removes the entry itself, never its target
 			case strings.HasSuffix(name, ".lock"):
 				if !hasJSON[strings.TrimSuffix(name, ".lock")] && now.Sub(fi.ModTime()) > staleTemp {
 					if lk, err := filelock.Acquire(p, 0); err == nil {
