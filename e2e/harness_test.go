@@ -31,31 +31,16 @@ const runTimeout = 120 * time.Second
 // modelID contains "gpt-" so the host offers apply_patch (and not edit/write).
 const modelID = "gpt-5-fake"
 
-// suite holds what the tests share: the host binary and the slim binary,
-// each found or built once.
+// suite holds what the tests share: the host binary, found once
+// (testbin.Shared builds the slim binary once).
 var suite struct {
-	tmp string
-
 	hostOnce sync.Once
 	hostBin  string
 	hostErr  error
-
-	slimOnce sync.Once
-	slimBin  string
-	slimErr  error
 }
 
-func TestMain(m *testing.M) {
-	dir, err := os.MkdirTemp("", "slim-e2e-")
-	if err != nil {
-		fmt.Fprintln(os.Stderr, "e2e: temp dir:", err)
-		os.Exit(1)
-	}
-	suite.tmp = dir
-	code := m.Run()
-	os.RemoveAll(dir)
-	os.Exit(code)
-}
+// TestMain removes the slim binary testbin.Shared built once the tests end.
+func TestMain(m *testing.M) { os.Exit(testbin.M(m).Run()) }
 
 // e2eMode is SLIM_E2E: "require" turns a missing host into a failure,
 // "off" skips everything, anything else skips when the host is missing.
@@ -121,13 +106,7 @@ func hostBinary(t *testing.T) string {
 // slimBinary builds cmd/slim once (static, no-docs tag, as shipped).
 func slimBinary(t *testing.T) string {
 	t.Helper()
-	suite.slimOnce.Do(func() {
-		suite.slimBin, suite.slimErr = testbin.Build(filepath.Join(suite.tmp, "bin"))
-	})
-	if suite.slimErr != nil {
-		t.Fatal(suite.slimErr)
-	}
-	return suite.slimBin
+	return testbin.Shared(t)
 }
 
 // pluginMode says how slim takes part in a run.

@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/rogpeppe/go-internal/testscript"
+	"github.com/slimgate/slim/internal/testbin"
 )
 
 // exitFileEnv names the file in which every slim process a script starts
@@ -15,8 +16,10 @@ import (
 // the scripts only; slim itself never reads it.
 const exitFileEnv = "TESTSCRIPT_SLIM_EXIT_FILE"
 
+// TestMain lets the scripts run slim as a command, and removes the binary
+// testbin.Shared builds for the tests that run the real executable.
 func TestMain(m *testing.M) {
-	testscript.Main(m, map[string]func(){
+	testscript.Main(testbin.M(m), map[string]func(){
 		"slim": func() {
 			code := run(os.Args, os.Stdin, os.Stdout, os.Stderr)
 			if f := os.Getenv(exitFileEnv); f != "" {
