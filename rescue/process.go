@@ -92,11 +92,15 @@ func Process(patch []byte, opts Options) (*Result, error) {
 	// through this handle.
 	tree, err := openTree(g, gopts.AllowNested)
 	if err != nil {
-		if fe := new(safefs.Error); errors.As(err, &fe) && fe.Reason == safefs.Changed {
+		fe := new(safefs.Error)
+		switch {
+		case errors.As(err, &fe) && fe.Reason == safefs.Changed:
 			return res, &slimerr.Error{Kind: slimerr.Blocked, Code: slimerr.CodePathChanged, Err: err,
 				Message: "apply_patch blocked: the workspace root " + g.Top() + " changed while slim was checking it; nothing was written"}
-		}
-		if opts.Apply {
+		case errors.As(err, &fe) && fe.Reason == safefs.Denied:
+			// The whole area is a git dir: the guard refuses every target
+			// below, with its own message, and nothing is opened for writes.
+		case opts.Apply:
 			return res, internalErr(err, "cannot open the workspace root %s: %v", g.Top(), err)
 		}
 		tree = nil // print mode reads by path; the host writes

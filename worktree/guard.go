@@ -9,6 +9,8 @@ import (
 	"runtime"
 	"strings"
 	"sync"
+	"unicode/utf16"
+	"unicode/utf8"
 
 	"github.com/slimgate/slim/internal/slimerr"
 	"github.com/slimgate/slim/worktree/hostpath"
@@ -179,7 +181,15 @@ func (g *Guard) Check(target string) Verdict {
 		v.Abs, v.Physical = target, target
 		return g.outside(v, slimerr.CodeOutsideWorkspace, "the path contains a NUL byte")
 	}
+	if why := invalidPath(g.flavor, target); why != "" {
+		v.Abs, v.Physical = target, target
+		return g.outside(v, slimerr.CodeInvalidPath, why)
+	}
 	v.Abs = g.flavor.Resolve(g.rawDir, target)
+	if why := invalidPath(g.flavor, v.Abs); why != "" {
+		v.Physical = v.Abs
+		return g.outside(v, slimerr.CodeInvalidPath, why)
+	}
 	if g.flavor == hostpath.Win32 && runtime.GOOS == "windows" && isOtherDriveRelative(target, g.rawDir) {
 		// "D:x" from a session on C: uses drive D's own working directory,
 		// which only the OS knows (Node reads the same "=D:" variable).
@@ -236,6 +246,54 @@ func (g *Guard) Check(target string) Verdict {
 		}
 	}
 	return v
+}
+
+// Limits of the file systems slim writes to: a name is at most 255 bytes
+// (UTF-16 units on Windows) and a path at most the system's PATH_MAX.
+const maxNameLen = 255
+
+func maxPathLen() int {
+	switch runtime.GOOS {
+	case "darwin", "ios":
+		return 1024
+	case "windows":
+		return 32767
+	}
+	return 4096
+}
+
+// invalidPath says why p can name no file here, or "": not valid UTF-8 (a
+// host decodes the patch as UTF-8, so it would write another name than
+// the one checked, and file contents are held to the same rule), a
+// component longer than a name may be, or a path longer than the system
+// allows. The answer is the same whether or not the path exists.
+func invalidPath(f hostpath.Flavor, p string) string {
+	if !utf8.ValidString(p) {
+		return "the path is not valid UTF-8"
+	}
+	if len(p) >= maxPathLen() {
+		return fmt.Sprintf("the path is %d bytes long; the system allows at most %d", len(p), maxPathLen()-1)
+	}
+	start := 0
+	for i := 0; i <= len(p); i++ {
+		if i < len(p) && !f.IsSep(p[i]) {
+			continue
+		}
+		c := p[start:i]
+		start = i + 1
+		n := len(c)
+		if f == hostpath.Win32 {
+			n = len(utf16.Encode([]rune(c)))
+		}
+		if n > maxNameLen {
+			show := c
+			if len(show) > 40 {
+				show = show[:40] + "..."
+			}
+			return fmt.Sprintf("the file name %q is %d bytes long; a name may have at most %d (file name too long)", show, n, maxNameLen)
+		}
+	}
+	return ""
 }
 
 // isOtherDriveRelative reports whether p is drive-relative ("D:x") on a
@@ -511,6 +569,8 @@ func (g *Guard) BlockError(tool string, v Verdict) error {
 	}
 	var e *slimerr.Error
 	switch v.Code {
+	case slimerr.CodeInvalidPath:
+		e = slimerr.New(slimerr.Validation, v.Code, "%s verification failed: %s: %s", tool, v.Reason, target)
 	case slimerr.CodeGitDir:
 		e = slimerr.New(slimerr.Blocked, v.Code, "%s blocked: patch writes inside the git directory: %s", tool, target)
 	case slimerr.CodeNestedWorktree:

@@ -1,10 +1,13 @@
 package main
 
 import (
+	"context"
 	"fmt"
 	"io"
 	"os"
+	"os/signal"
 	"path/filepath"
+	"syscall"
 
 	"github.com/slimgate/slim/internal/slimerr"
 	"github.com/slimgate/slim/rescue"
@@ -79,16 +82,9 @@ func runRescue(e *env, c *cli.Context) (*rescue.Result, error) {
 	if c.NArg() > 1 {
 		return nil, usageErr("rescue takes one patch file (or - for stdin)")
 	}
-	var data []byte
-	var err error
-	switch name := c.Args().First(); name {
-	case "", "-":
-		data, err = io.ReadAll(e.stdin)
-	default:
-		data, err = os.ReadFile(name)
-	}
+	data, err := readPatch(e, c.Args().First())
 	if err != nil {
-		return nil, usageErr("cannot read the patch: %v", err)
+		return nil, err
 	}
 	root := c.String("root")
 	if root == "" {
@@ -102,12 +98,46 @@ func runRescue(e *env, c *cli.Context) (*rescue.Result, error) {
 	if fi, err := os.Stat(root); err != nil || !fi.IsDir() {
 		return nil, usageErr("--root %s is not a directory", root)
 	}
+	ctx := context.Background()
+	if apply {
+		// An interrupt or a termination request rolls the files back
+		// instead of leaving part of the patch applied; only SIGKILL can.
+		var stop context.CancelFunc
+		ctx, stop = signal.NotifyContext(ctx, os.Interrupt, syscall.SIGTERM)
+		defer stop()
+	}
 	return rescue.Process(data, rescue.Options{
 		Directory:  root,
 		Outside:    outside,
 		Apply:      apply,
 		DryRunDiff: dry && diff,
+		Context:    ctx,
 	})
+}
+
+// readPatch reads the patch from the named file or stdin ("" or "-"),
+// refusing, without reading it whole, a patch above rescue.MaxPatchSize.
+func readPatch(e *env, name string) ([]byte, error) {
+	var r io.Reader = e.stdin
+	if name != "" && name != "-" {
+		f, err := os.Open(name)
+		if err != nil {
+			return nil, usageErr("cannot read the patch: %v", err)
+		}
+		defer f.Close()
+		if fi, err := f.Stat(); err == nil && fi.Mode().IsRegular() && fi.Size() > rescue.MaxPatchSize {
+			return nil, rescue.PatchTooLarge(rescue.MaxPatchSize)
+		}
+		r = f
+	}
+	data, err := io.ReadAll(io.LimitReader(r, rescue.MaxPatchSize+1))
+	if err != nil {
+		return nil, usageErr("cannot read the patch: %v", err)
+	}
+	if len(data) > rescue.MaxPatchSize {
+		return nil, rescue.PatchTooLarge(rescue.MaxPatchSize)
+	}
+	return data, nil
 }
 
 // printRescue writes the text-mode output: the patch to hand on, the diff,

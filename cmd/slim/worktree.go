@@ -205,8 +205,13 @@ func checkError(v worktree.Verdict, bad, total int) error {
 		msg += ". Work on it from a session opened in that worktree, or set SLIM_ALLOW_NESTED=1 to allow it from here"
 	case slimerr.CodeGitDir:
 		msg += ". Change the repository through git commands, not by writing its files"
+	case slimerr.CodeInvalidPath:
+		msg += ". Use a shorter, valid UTF-8 path"
 	default:
 		msg += ". Keep writes inside the session directory and its worktree"
+	}
+	if v.Code == slimerr.CodeInvalidPath {
+		return slimerr.New(slimerr.Validation, v.Code, "%s", msg)
 	}
 	return slimerr.New(slimerr.Blocked, v.Code, "%s", msg)
 }
