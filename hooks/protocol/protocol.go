@@ -109,16 +109,75 @@ func reqErr(format string, args ...any) error {
 	return &RequestError{Msg: fmt.Sprintf(format, args...)}
 }
 
-// ReadRequest reads all of r (at most MaxRequestBytes) and decodes it.
+// TooLargeError is a request larger than Limit bytes, refused unread. Tool
+// is the top-level "tool" its first bytes name ("" when none could be
+// found), so that a caller can still refuse a call it guards rather than
+// let it pass unchecked.
+type TooLargeError struct {
+	Limit int
+	Tool  string
+}
+
+func (e *TooLargeError) Error() string {
+	return fmt.Sprintf("hook request: larger than %d bytes", e.Limit)
+}
+
+// ReadRequest reads r and decodes it. It reads at most MaxRequestBytes+1
+// bytes: a longer request gives a *TooLargeError without the rest being
+// read.
 func ReadRequest(r io.Reader) (*Request, error) {
-	data, err := io.ReadAll(io.LimitReader(r, MaxRequestBytes+1))
+	return readRequest(r, MaxRequestBytes)
+}
+
+func readRequest(r io.Reader, limit int) (*Request, error) {
+	data, err := io.ReadAll(io.LimitReader(r, int64(limit)+1))
 	if err != nil {
 		return nil, fmt.Errorf("read hook request: %w", err)
 	}
-	if len(data) > MaxRequestBytes {
-		return nil, reqErr("larger than %d bytes", MaxRequestBytes)
+	if len(data) > limit {
+		return nil, &TooLargeError{Limit: limit, Tool: peekTool(data)}
 	}
 	return Decode(data)
+}
+
+// peekTool returns the string value of the top-level "tool" field of a
+// JSON object that may be cut off anywhere, or "" when the object does not
+// start well-formed or names no tool before it is cut. Values before "tool"
+// are skipped token by token, never decoded whole.
+func peekTool(data []byte) string {
+	dec := json.NewDecoder(bytes.NewReader(data))
+	if t, err := dec.Token(); err != nil || t != json.Delim('{') {
+		return ""
+	}
+	for dec.More() {
+		t, err := dec.Token()
+		if err != nil {
+			return ""
+		}
+		if key, _ := t.(string); key == "tool" {
+			v, _ := dec.Token()
+			s, _ := v.(string)
+			return s
+		}
+		// Skip one value: a scalar, or a nested object or array to its end.
+		depth := 0
+		for {
+			t, err := dec.Token()
+			if err != nil {
+				return ""
+			}
+			switch t {
+			case json.Delim('{'), json.Delim('['):
+				depth++
+			case json.Delim('}'), json.Delim(']'):
+				depth--
+			}
+			if depth == 0 {
+				break
+			}
+		}
+	}
+	return ""
 }
 
 // Decode parses one request strictly: exactly one JSON object, field names

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"errors"
+	"io"
 	"reflect"
 	"strings"
 	"testing"
@@ -139,8 +140,61 @@ func TestResponseRoundTrip(t *testing.T) {
 
 func TestReadRequestLimit(t *testing.T) {
 	big := strings.Repeat(" ", MaxRequestBytes+1)
-	if _, err := ReadRequest(strings.NewReader(big)); err == nil || !strings.Contains(err.Error(), "larger than") {
+	_, err := ReadRequest(strings.NewReader(big))
+	var tl *TooLargeError
+	if !errors.As(err, &tl) || tl.Limit != MaxRequestBytes || tl.Tool != "" || !strings.Contains(err.Error(), "larger than") {
 		t.Fatalf("err = %v", err)
+	}
+	exact := `{"v":1,"tool":"read"}` + strings.Repeat(" ", 1024-21)
+	if r, err := readRequest(strings.NewReader(exact), 1024); err != nil || r.Tool != "read" {
+		t.Fatalf("a request of exactly the limit: %v", err)
+	}
+}
+
+// countingReader counts the bytes read from it.
+type countingReader struct {
+	r io.Reader
+	n int
+}
+
+func (c *countingReader) Read(p []byte) (int, error) {
+	n, err := c.r.Read(p)
+	c.n += n
+	return n, err
+}
+
+// A request over the limit is refused after limit+1 bytes, naming the tool
+// its first bytes give, wherever the cut falls.
+func TestTooLargeRequestNamesItsTool(t *testing.T) {
+	pad := strings.Repeat("x", 4096)
+	cases := []struct {
+		name, req, tool string
+	}{
+		{"plugin order", `{"v":1,"phase":"before","host":{"directory":"/w"},"tool":"apply_patch","sessionID":"s","args":{"patchText":"` + pad + `"}}`, "apply_patch"},
+		{"tool after nested values", `{"args":{"a":[1,{"b":"c","tool":"read"}],"n":null},"host":{},"tool":"apply_patch","output":"` + pad + `"}`, "apply_patch"},
+		{"a nested tool does not count", `{"args":{"tool":"apply_patch"},"output":"` + pad + `","tool":"read"}`, ""},
+		{"cut before the tool", `{"v":1,"args":{"patchText":"` + pad + `"},"tool":"apply_patch"}`, ""},
+		{"tool not a string", `{"tool":["apply_patch"],"args":"` + pad + `"}`, ""},
+		{"key case matters", `{"Tool":"apply_patch","args":"` + pad + `"}`, ""},
+		{"not an object", `["apply_patch","` + pad + `"]`, ""},
+		{"not JSON", `tool: apply_patch ` + pad, ""},
+	}
+	const limit = 1024
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			cr := &countingReader{r: strings.NewReader(c.req + pad)}
+			_, err := readRequest(cr, limit)
+			var tl *TooLargeError
+			if !errors.As(err, &tl) {
+				t.Fatalf("err = %v", err)
+			}
+			if tl.Tool != c.tool || tl.Limit != limit {
+				t.Errorf("tool %q limit %d, want %q %d", tl.Tool, tl.Limit, c.tool, limit)
+			}
+			if cr.n != limit+1 {
+				t.Errorf("read %d bytes, want %d", cr.n, limit+1)
+			}
+		})
 	}
 }
 
