@@ -8,13 +8,19 @@
 // In after, the loop guard counts the result and may ask for a notice to be
 // appended. Events reset the loop guard on session.deleted.
 //
-// Every decision is a successful answer; guard failures (a store that
-// cannot be locked, a pre-check that errs) let the call pass and are logged.
+// Every decision is a successful answer. Guard failures (a store that
+// cannot be locked, a pre-check that errs) let the call pass and are logged,
+// with one exception: apply_patch fails closed. A patch whose check fails,
+// panics or runs out of its time budget is blocked, because a patch nobody
+// checked must not reach the files.
 package hooks
 
 import (
+	"context"
 	"errors"
+	"fmt"
 	"strings"
+	"time"
 
 	"github.com/rs/zerolog"
 	"github.com/slimgate/slim/hooks/loopguard"
@@ -42,6 +48,9 @@ type PatchResult struct {
 	PatchText string
 	// Message explains a block when no error carries it.
 	Message string
+	// Warnings are about targets the patch may write (a hard-linked file
+	// whose data other paths share); they go into the answer's notes.
+	Warnings []string
 }
 
 // Patch decisions.
@@ -54,7 +63,15 @@ const (
 
 // PatchFunc checks and rescues one apply_patch patch. An error blocks the
 // call with the error's message (which carries its apply_patch prefix).
-type PatchFunc func(patch []byte, r PatchRequest) (PatchResult, error)
+// ctx carries the check's budget: when it is done the func should stop and
+// return an error; the dispatcher blocks the call at the deadline whether or
+// not it has returned.
+type PatchFunc func(ctx context.Context, patch []byte, r PatchRequest) (PatchResult, error)
+
+// DefaultPatchBudget is the wall-clock time one apply_patch check may take
+// when the Dispatcher sets none: well inside the plugin's default timeout of
+// 5 s, so that slim answers block itself instead of being killed.
+const DefaultPatchBudget = 3 * time.Second
 
 // SearchOutcome is the grep/glob pre-check's answer: Args is non-nil when
 // the path was re-anchored (the call is mutated to these args), Block holds
@@ -77,14 +94,24 @@ type Dispatcher struct {
 	// no request field can change them.
 	Outside     string
 	AllowNested bool
+	// PatchBudget bounds the wall-clock time of one apply_patch check; zero
+	// means DefaultPatchBudget. When it runs out the call is blocked.
+	PatchBudget time.Duration
 	Log         zerolog.Logger
 }
 
 // Handle answers one validated request.
 func (d *Dispatcher) Handle(req *protocol.Request) protocol.Response {
+	return d.HandleContext(context.Background(), req)
+}
+
+// HandleContext answers one validated request. A deadline of ctx bounds the
+// apply_patch check as PatchBudget does (the earlier of the two wins), so a
+// caller can count the time it spent reading the request.
+func (d *Dispatcher) HandleContext(ctx context.Context, req *protocol.Request) protocol.Response {
 	switch req.Phase {
 	case protocol.Before:
-		return d.before(req)
+		return d.before(ctx, req)
 	case protocol.After:
 		return d.after(req)
 	case protocol.Event:
@@ -108,7 +135,7 @@ func loopTool(req *protocol.Request) string {
 	return req.Tool
 }
 
-func (d *Dispatcher) before(req *protocol.Request) protocol.Response {
+func (d *Dispatcher) before(ctx context.Context, req *protocol.Request) protocol.Response {
 	var notes []string
 	var mutated map[string]any // the full new args when a guard changed them
 	args := req.ArgsObject()
@@ -122,7 +149,7 @@ func (d *Dispatcher) before(req *protocol.Request) protocol.Response {
 		if !ok {
 			break
 		}
-		res, err := d.Patch([]byte(patch), d.patchRequest(req))
+		res, err := d.checkPatch(ctx, patch, d.patchRequest(req))
 		if err != nil {
 			se := slimerr.From(err)
 			if se.Kind == slimerr.Internal && !strings.HasPrefix(se.Message, "apply_patch") {
@@ -130,6 +157,9 @@ func (d *Dispatcher) before(req *protocol.Request) protocol.Response {
 			}
 			d.Log.Info().Str("kind", string(se.Kind)).Str("code", se.Code).Msg("apply_patch refused")
 			return block(se.Message, []string{"apply_patch: " + string(se.Kind)})
+		}
+		for _, w := range res.Warnings {
+			notes = append(notes, "apply_patch: warning: "+w)
 		}
 		switch res.Decision {
 		case PatchRewrite:
@@ -187,6 +217,64 @@ func (d *Dispatcher) before(req *protocol.Request) protocol.Response {
 	r := pass()
 	r.Notes = notes
 	return r
+}
+
+// checkPatch runs the patch guard within its budget. It answers at the
+// deadline even when the guard has not returned (the guard's goroutine is
+// left to notice its context), and turns a panic into an internal error, so
+// that neither lets the patch pass unchecked.
+func (d *Dispatcher) checkPatch(ctx context.Context, patch string, r PatchRequest) (PatchResult, error) {
+	budget := d.PatchBudget
+	if budget <= 0 {
+		budget = DefaultPatchBudget
+	}
+	ctx, cancel := context.WithTimeout(ctx, budget)
+	defer cancel()
+	type outcome struct {
+		res PatchResult
+		err error
+	}
+	done := make(chan outcome, 1)
+	go func() {
+		defer func() {
+			if p := recover(); p != nil {
+				d.Log.Error().Interface("panic", p).Msg("apply_patch check panicked; blocking")
+				done <- outcome{PatchResult{Decision: PatchBlock}, slimerr.New(slimerr.Internal, slimerr.CodeInternal, "apply_patch internal error: the check failed: %v", p)}
+			}
+		}()
+		res, err := d.Patch(ctx, []byte(patch), r)
+		done <- outcome{res, err}
+	}()
+	select {
+	case o := <-done:
+		return o.res, o.err
+	case <-ctx.Done():
+		select {
+		case o := <-done: // finished as the deadline passed: its answer stands
+			return o.res, o.err
+		default:
+		}
+		return PatchResult{Decision: PatchBlock}, budgetError(ctx, budget)
+	}
+}
+
+// budgetError is the refusal of a patch whose check did not finish in time.
+func budgetError(ctx context.Context, budget time.Duration) error {
+	return &slimerr.Error{Kind: slimerr.Blocked, Code: slimerr.CodeBudget, Err: ctx.Err(),
+		Message: fmt.Sprintf("apply_patch blocked: slim could not finish checking this patch within its time budget (%v); split it into smaller patches", budget)}
+}
+
+// TooLarge answers a request that was not read because it is larger than
+// protocol.MaxRequestBytes. A before request for apply_patch is blocked: its
+// patch cannot be checked. For anything else ok is false and the caller
+// reports the bad request as usual, which lets the call pass.
+func (d *Dispatcher) TooLarge(phase protocol.Phase, err *protocol.TooLargeError) (resp protocol.Response, ok bool) {
+	if phase != protocol.Before || err.Tool != "apply_patch" || d.Patch == nil {
+		return protocol.Response{}, false
+	}
+	d.Log.Info().Int("limit", err.Limit).Msg("apply_patch request too large; blocking")
+	return block(fmt.Sprintf("apply_patch blocked: the request is larger than %d MiB, the most slim reads, so the patch was not checked; split it into smaller patches", err.Limit>>20),
+		[]string{"apply_patch: blocked", "apply_patch: request too large"}), true
 }
 
 func (d *Dispatcher) patchRequest(req *protocol.Request) PatchRequest {
