@@ -1,8 +1,13 @@
 package main
 
 import (
+	"context"
+	"errors"
 	"fmt"
 	"os"
+	"strconv"
+	"strings"
+	"time"
 
 	"github.com/slimgate/slim/hooks"
 	"github.com/slimgate/slim/hooks/loopguard"
@@ -25,7 +30,8 @@ func hookCommand(e *env) *cli.Command {
 			"Every decision exits 0; a bad request exits 2 and an internal failure 1, each with\n" +
 			"{\"error\": {kind, code, message}} on stdout. SLIM_OUTSIDE=passthrough lets apply_patch\n" +
 			"targets that are outside by spelling pass to the host's own prompt; SLIM_ALLOW_NESTED=1\n" +
-			"allows nested worktrees.\n\n" +
+			"allows nested worktrees. An apply_patch check gets 3/5 of SLIM_HOOK_TIMEOUT_MS (the\n" +
+			"plugin's timeout, 5000 by default, so 3 s) and is blocked when it cannot finish in time.\n\n" +
 			"Example:\n" +
 			"   echo '{\"v\":1,\"tool\":\"read\",\"sessionID\":\"s1\",\"callID\":\"c1\",\"args\":{\"filePath\":\"a.go\"}}' | slim hook before",
 		Flags: []cli.Flag{&cli.BoolFlag{Name: "json", Usage: "accepted for symmetry; the output is always JSON"}},
@@ -42,9 +48,19 @@ func hookCommand(e *env) *cli.Command {
 	}
 }
 
-// runHook reads, validates and answers one request.
+// runHook reads, validates and answers one request. The apply_patch
+// budget counts from here, so the time spent reading the request is part of
+// it.
 func runHook(e *env, phase protocol.Phase) (err error) {
+	d := newDispatcher(e)
+	ctx, cancel := context.WithTimeout(context.Background(), d.PatchBudget)
+	defer cancel()
 	req, err := protocol.ReadRequest(e.stdin)
+	if tl := (*protocol.TooLargeError)(nil); errors.As(err, &tl) {
+		if resp, ok := d.TooLarge(phase, tl); ok {
+			return hookAnswer(e, resp)
+		}
+	}
 	if err == nil {
 		err = req.Validate(phase)
 	}
@@ -57,12 +73,43 @@ func runHook(e *env, phase protocol.Phase) (err error) {
 			err = hookFail(e, slimerr.New(slimerr.Internal, slimerr.CodeInternal, "hook: internal failure: %v", p))
 		}
 	}()
-	resp := newDispatcher(e).Handle(req)
+	return hookAnswer(e, d.HandleContext(ctx, req))
+}
+
+func hookAnswer(e *env, resp protocol.Response) error {
 	e.printedJSON = true
 	if err := protocol.Encode(e.stdout, resp); err != nil {
 		return slimerr.Wrap(slimerr.Internal, slimerr.CodeInternal, err)
 	}
 	return nil
+}
+
+// defaultHookTimeout is the plugin's own default for SLIM_HOOK_TIMEOUT_MS.
+const defaultHookTimeout = 5 * time.Second
+
+// patchBudget is the time an apply_patch check may take: 3/5 of the
+// plugin's timeout (SLIM_HOOK_TIMEOUT_MS, which the plugin passes on in the
+// environment), so slim answers block with its reason well before the
+// plugin would kill it.
+func patchBudget(e *env) time.Duration {
+	timeout := defaultHookTimeout
+	if v := os.Getenv("SLIM_HOOK_TIMEOUT_MS"); v != "" {
+		// The plugin reads the value with parseInt: after blanks and a plus
+		// sign, the leading digits count.
+		digits := strings.TrimPrefix(strings.TrimLeft(v, " \t\r\n"), "+")
+		for i, c := range digits {
+			if c < '0' || c > '9' {
+				digits = digits[:i]
+				break
+			}
+		}
+		if n, err := strconv.ParseInt(digits, 10, 64); err == nil && n > 0 && n <= 1<<40 {
+			timeout = time.Duration(n) * time.Millisecond
+		} else {
+			e.log.Warn().Str("SLIM_HOOK_TIMEOUT_MS", v).Msg("not a positive number of milliseconds; using the plugin's default")
+		}
+	}
+	return timeout * 3 / 5
 }
 
 // newDispatcher wires the guards from the process environment.
@@ -72,6 +119,7 @@ func newDispatcher(e *env) *hooks.Dispatcher {
 		Search:      hooks.SearchPrecheck,
 		Outside:     os.Getenv("SLIM_OUTSIDE"),
 		AllowNested: os.Getenv("SLIM_ALLOW_NESTED") == "1",
+		PatchBudget: patchBudget(e),
 		Log:         e.log,
 	}
 	if d.Outside != "" && d.Outside != "block" && d.Outside != "passthrough" {

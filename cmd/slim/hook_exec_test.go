@@ -182,3 +182,111 @@ func TestKilledWritersLeaveReadableState(t *testing.T) {
 		}
 	}
 }
+
+// runHookRaw runs `slim hook before` on the raw request with extra
+// environment and returns stdout and the exit code.
+func runHookRaw(t *testing.T, bin, state string, req []byte, env ...string) ([]byte, int) {
+	t.Helper()
+	cmd := exec.Command(bin, "hook", "before")
+	cmd.Env = append(append(os.Environ(), "SLIM_STATE_DIR="+state), env...)
+	cmd.Stdin = bytes.NewReader(req)
+	out, err := cmd.Output()
+	code := 0
+	if ee, ok := err.(*exec.ExitError); ok {
+		code = ee.ExitCode()
+	} else if err != nil {
+		t.Fatal(err)
+	}
+	return out, code
+}
+
+// A request over the size limit: an apply_patch is blocked with a reason
+// (exit 0), so the plugin's answer does not depend on how it treats a
+// failure; any other tool is a bad request (exit 2) and fails open.
+func TestHookOversizeRequest(t *testing.T) {
+	bin := buildSlim(t)
+	state := t.TempDir()
+	pad := strings.Repeat("a", protocol.MaxRequestBytes)
+	for _, c := range []struct {
+		tool string
+		code int
+	}{{"apply_patch", 0}, {"read", 2}} {
+		req := fmt.Appendf(nil, `{"v":1,"phase":"before","host":{"directory":%q},"tool":%q,"sessionID":"s","callID":"c","args":{"patchText":"%s"}}`, state, c.tool, pad)
+		out, code := runHookRaw(t, bin, state, req)
+		if code != c.code {
+			t.Fatalf("%s: exit %d, want %d: %s", c.tool, code, c.code, out)
+		}
+		if c.code != 0 {
+			if !strings.Contains(string(out), `larger than 67108864 bytes`) {
+				t.Errorf("%s: %s", c.tool, out)
+			}
+			continue
+		}
+		r, err := protocol.DecodeResponse(out)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if r.Action != protocol.Block || !strings.HasPrefix(r.Message, "apply_patch blocked: the request is larger than 64 MiB") {
+			t.Fatalf("%+v", r)
+		}
+	}
+}
+
+// The apply_patch budget follows the plugin's timeout: with a 1 ms timeout a
+// patch that takes longer to check is blocked with the budget's reason.
+func TestHookBudgetFollowsThePluginTimeout(t *testing.T) {
+	bin := buildSlim(t)
+	root := t.TempDir()
+	var patch strings.Builder
+	patch.WriteString("*** Begin Patch\n")
+	for f := 0; f < 20; f++ {
+		var file strings.Builder
+		for i := 0; i < 2000; i++ {
+			fmt.Fprintf(&file, "line %d of file %d\n", i, f)
+		}
+		name := fmt.Sprintf("f%d.txt", f)
+		os.WriteFile(filepath.Join(root, name), []byte(file.String()), 0o644)
+		fmt.Fprintf(&patch, "*** Update File: %s\n", name)
+		for i := 10; i < 2000; i += 100 {
+			fmt.Fprintf(&patch, "@@\n line %d of file %d  \n-line %d of file %d\n+changed %d\n", i-1, f, i, f, i)
+		}
+	}
+	patch.WriteString("*** End Patch")
+	req, _ := json.Marshal(map[string]any{"v": 1, "host": map[string]string{"platform": "linux", "directory": root, "worktree": root, "cwd": root},
+		"tool": "apply_patch", "sessionID": "s", "callID": "c", "args": map[string]any{"patchText": patch.String()}})
+	for _, c := range []struct {
+		timeout string
+		action  protocol.Action
+	}{{"1", protocol.Block}, {"60000", protocol.Mutate}} {
+		out, code := runHookRaw(t, bin, t.TempDir(), req, "SLIM_HOOK_TIMEOUT_MS="+c.timeout)
+		r, err := protocol.DecodeResponse(out)
+		if code != 0 || err != nil {
+			t.Fatalf("timeout %s: exit %d, %v: %s", c.timeout, code, err, out)
+		}
+		if r.Action != c.action {
+			t.Fatalf("timeout %s: %s %.300q", c.timeout, r.Action, r.Message)
+		}
+		if c.action == protocol.Block && !strings.HasPrefix(r.Message, "apply_patch blocked: slim could not finish checking this patch within its time budget") {
+			t.Errorf("message %q", r.Message)
+		}
+	}
+}
+
+func TestPatchBudgetIsThreeFifthsOfThePluginTimeout(t *testing.T) {
+	e := &env{}
+	for v, want := range map[string]time.Duration{
+		"":        3 * time.Second,
+		"5000":    3 * time.Second,
+		"1000":    600 * time.Millisecond,
+		"20000":   12 * time.Second,
+		" +2000x": 1200 * time.Millisecond, // read as the plugin's parseInt reads it
+		"abc":     3 * time.Second,
+		"0":       3 * time.Second,
+		"-5":      3 * time.Second,
+	} {
+		t.Setenv("SLIM_HOOK_TIMEOUT_MS", v)
+		if got := patchBudget(e); got != want {
+			t.Errorf("SLIM_HOOK_TIMEOUT_MS=%q: budget %v, want %v", v, got, want)
+		}
+	}
+}
