@@ -177,6 +177,27 @@ test("real slim: events are forwarded and answered without error", async () => {
   assert.ok(!log.includes('"phase":"event"'), `event forwarding logged a failure:\n${log}`);
 });
 
+test("real slim: apply_patch outside the project, or too large to read, is blocked with slim's reason", async () => {
+  process.env.SLIM_BIN = realSlim;
+  const dir = project();
+  const hooks = await (await loadPlugin())(hostInput(dir));
+  await assert.rejects(
+    hooks["tool.execute.before"]({ tool: "apply_patch", sessionID: "s", callID: "c1" }, { args: { patchText: "*** Begin Patch\n*** Add File: ../escape.txt\n+x\n*** End Patch" } }),
+    /^Error: apply_patch blocked: /,
+  );
+  assert.ok(!existsSync(path.join(dir, "..", "escape.txt")));
+  // slim stops reading at its limit and answers; the rest of the write fails
+  // quietly on the closed pipe.
+  const huge = "*** Begin Patch\n*** Add File: big.txt\n" + "+x\n".repeat(17 << 20) + "*** End Patch";
+  await assert.rejects(
+    hooks["tool.execute.before"]({ tool: "apply_patch", sessionID: "s", callID: "c2" }, { args: { patchText: huge } }),
+    /^Error: apply_patch blocked: the request is larger than 64 MiB/,
+  );
+  const args = { filePath: "x".repeat(70 << 20) };
+  await hooks["tool.execute.before"]({ tool: "read", sessionID: "s", callID: "c3" }, { args });
+  assert.equal(args.filePath.length, 70 << 20);
+});
+
 test("slim found on PATH when SLIM_BIN is unset", async () => {
   delete process.env.SLIM_BIN;
   process.env.PATH = path.dirname(realSlim) + path.delimiter + (savedEnv.PATH || "");
