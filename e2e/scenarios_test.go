@@ -71,8 +71,8 @@ func wantAbsent(t *testing.T, path string) {
 	}
 }
 
-// Fixtures of scenario a, shared with the host-alone control in
-// TestSlimAbsentEverythingPasses.
+// Fixtures of the stale-patch and line-ending tests, shared with the
+// host-alone control in TestSlimAbsentEverythingPasses.
 var (
 	staleQuotes  = "\"\"\"Greeting helpers.\"\"\"\n\n\ndef greet(name):\n    banner = \u201cWelcome!\u201d\n    return banner + name\n\n\ndef farewell(name):\n    return \"Bye \" + name   \n"
 	staleConfig  = "[server]\nhost = \"localhost\"   \nport = 8080\ndebug = false\n\n[client]\nretries = 3\t\n"
@@ -90,7 +90,7 @@ var (
 	}
 )
 
-// Stale patches (scenario a): the model's context lines drifted from the
+// Stale patches: the model's context lines drifted from the
 // file (straight vs curly quotes, lost trailing spaces). The host alone
 // matches them loosely and then writes the model's version of the context
 // line over the file's; through slim the edited lines land as authored and
@@ -122,10 +122,12 @@ func TestStalePatchRescued(t *testing.T) {
 	})
 }
 
-// Line endings, final newline and BOM (scenario a, ERRATA item 22): the
-// pinned host splits on LF, keeps a CR inside a line, always ends the file
-// with LF and keeps a UTF-8 BOM. slim hands on patches whose result on that
-// host is the intended text, and refuses the one it cannot express.
+// Line endings, final newline and BOM: the pinned host splits on LF, keeps
+// a CR inside a line, always ends the file with LF and keeps a UTF-8 BOM.
+// slim must hand on only patches whose result on that host is the intended
+// text (so a CRLF file's rendered lines carry their CR), and refuse the one
+// it cannot express (an edit of a file without a final newline, which the
+// host would end with one).
 func TestPatchLineEndsAndBOM(t *testing.T) {
 	t.Parallel()
 	noFinal := eolNoFinal
@@ -145,7 +147,7 @@ func TestPatchLineEndsAndBOM(t *testing.T) {
 	})
 }
 
-// Outside paths (scenario b): with every host permission allowed, only slim
+// Outside paths: with every host permission allowed, only slim
 // stands between the model and a file outside the project.
 func TestOutsidePatchBlocked(t *testing.T) {
 	t.Parallel()
@@ -178,9 +180,9 @@ func TestOutsidePatchBlocked(t *testing.T) {
 	})
 }
 
-// Repeated identical calls (scenario c, ERRATA item 31): the 4th identical
-// read result carries the notice, the 6th call is refused, and so is every
-// later identical one until a different call completes. The same holds when
+// Repeated identical calls: the 4th identical read result carries the
+// notice, the 6th call is refused, and so is every later identical one
+// until a different call completes. The same holds when
 // the plugin is installed twice (project and global): the host loads both
 // copies, and a second copy that also counted would reset every run.
 func TestRepeatedReadsStopped(t *testing.T) {
@@ -220,7 +222,7 @@ func repeatedReads(t *testing.T, mode pluginMode) {
 	}
 }
 
-// Search path pre-check (scenario d): grep and glob on a path that does not
+// Search path pre-check: grep and glob on a path that does not
 // exist are stopped with a clear error before the host's ripgrep runs; a
 // search on a real path still runs.
 func TestSearchMissingPath(t *testing.T) {
@@ -243,15 +245,15 @@ func TestSearchMissingPath(t *testing.T) {
 	}
 }
 
-// Without slim (scenario e) every call reaches the host unchanged: with no
+// Without slim every call reaches the host unchanged: with no
 // plugin at all, and with the plugin installed but no slim binary to run.
 // The calls slim stops elsewhere here go through: the patch writes outside
 // the project, the host reports the missing search path itself, and six
 // identical reads (sent in one turn) all return the file.
 //
-// The same runs are the control for scenario a: the stale, CRLF,
-// no-final-newline and BOM patches come out other than the slim scenarios
-// demand, so those scenarios pass only because slim acted (and a host
+// The same runs are the control for the stale-patch and line-ending tests:
+// the stale, CRLF, no-final-newline and BOM patches come out other than
+// those tests demand, so they pass only because slim acted (and a host
 // release that changes this behaviour shows up here first).
 func TestSlimAbsentEverythingPasses(t *testing.T) {
 	t.Parallel()
