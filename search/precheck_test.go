@@ -92,7 +92,7 @@ func TestPrecheckCases(t *testing.T) {
 	projHost := Host{Flavor: "v1", Platform: "linux", Directory: proj, Worktree: proj, Cwd: proj}
 
 	type tc struct {
-		id   string
+		name string
 		tool string
 		args map[string]any
 		host Host
@@ -100,49 +100,49 @@ func TestPrecheckCases(t *testing.T) {
 	}
 	p := func(v any) map[string]any { return map[string]any{"pattern": "x", "path": v} }
 	cases := []tc{
-		{"A1", "grep", p(filepath.Join(root, "does-not-exist", "missing.txt")), v1,
+		{"grep on a missing absolute path is blocked", "grep", p(filepath.Join(root, "does-not-exist", "missing.txt")), v1,
 			want{block: "missing", contains: []string{filepath.Join(root, "does-not-exist", "missing.txt"), "does not exist"}}},
-		{"A2", "glob", p("no-such-dir"), v1, want{block: "missing", contains: []string{filepath.Join(root, "no-such-dir")}}},
-		{"A3", "grep", p(filepath.Join(root, "file.txt")), v1, want{}},
-		{"A4", "glob", p("subdir"), v1, want{}},
-		{"A5 relative", "grep", p("definitely-missing-relative"), noDir, want{}},
-		{"A5 absolute", "grep", p(filepath.Join(root, "missing-abs")), noDir, want{}},
-		{"A6 read", "read", p("missing"), v1, want{}},
-		{"A6 bash", "bash", p("missing"), v1, want{}},
-		{"A6 ast_grep_search", "ast_grep_search", p("missing"), v1, want{}},
-		{"A6 Grep", "Grep", p("missing"), v1, want{}},
-		{"A7 nil args", "grep", nil, v1, want{}},
-		{"A7 empty args", "grep", map[string]any{}, v1, want{}},
-		{"A7 number", "grep", p(42), v1, want{}},
-		{"A7 json number", "grep", p(json.Number("42")), v1, want{}},
-		{"A7 null", "grep", p(nil), v1, want{}},
-		{"A7 empty string", "grep", p(""), v1, want{}},
-		{"A8 undefined", "grep", p("undefined"), v1, want{block: "missing", contains: []string{filepath.Join(root, "undefined")}}},
-		{"A8 null", "glob", p("null"), v1, want{block: "missing", contains: []string{filepath.Join(root, "null")}}},
-		{"A9 padded", "glob", p("  padded-missing-dir  "), v1,
+		{"glob on a missing relative path is blocked", "glob", p("no-such-dir"), v1, want{block: "missing", contains: []string{filepath.Join(root, "no-such-dir")}}},
+		{"grep on an existing file passes", "grep", p(filepath.Join(root, "file.txt")), v1, want{}},
+		{"glob on an existing directory passes", "glob", p("subdir"), v1, want{}},
+		{"without a session directory a relative path passes", "grep", p("definitely-missing-relative"), noDir, want{}},
+		{"without a session directory a missing absolute path passes", "grep", p(filepath.Join(root, "missing-abs")), noDir, want{}},
+		{"read is not checked", "read", p("missing"), v1, want{}},
+		{"bash is not checked", "bash", p("missing"), v1, want{}},
+		{"ast_grep_search is not checked", "ast_grep_search", p("missing"), v1, want{}},
+		{"tool names match exactly: Grep is not checked", "Grep", p("missing"), v1, want{}},
+		{"no args pass", "grep", nil, v1, want{}},
+		{"args without a path pass", "grep", map[string]any{}, v1, want{}},
+		{"a number path passes", "grep", p(42), v1, want{}},
+		{"a json.Number path passes", "grep", p(json.Number("42")), v1, want{}},
+		{"a null path passes", "grep", p(nil), v1, want{}},
+		{"an empty path passes", "grep", p(""), v1, want{}},
+		{"the string undefined is an ordinary name", "grep", p("undefined"), v1, want{block: "missing", contains: []string{filepath.Join(root, "undefined")}}},
+		{"the string null is an ordinary name", "glob", p("null"), v1, want{block: "missing", contains: []string{filepath.Join(root, "null")}}},
+		{"spaces around a missing path are kept", "glob", p("  padded-missing-dir  "), v1,
 			want{block: "missing", contains: []string{root + "/  padded-missing-dir   (from \"  padded-missing-dir  \")"}}},
-		{"A9 spaced existing", "glob", p("spaced dir "), v1, want{}},
-		{"A10 grep", "grep", p("reg-file.txt/child"), v1, want{block: "invalid", contains: []string{filepath.Join(root, "reg-file.txt", "child")}}},
-		{"A10 glob", "glob", p("reg-file.txt/child"), v1, want{block: "invalid"}},
-		{"A11 grep joins", "grep", p("missing"), relDir, want{block: "missing", contains: []string{missingPrefix + "root/missing (from \"missing\")."}}},
-		{"A11 glob resolves", "glob", p("missing"), relDir, want{block: "missing", contains: []string{missingPrefix + filepath.Join(root, "missing") + " (from"}}},
-		{"A12 v2 grep resolves", "grep", p("missing"), relDirV2, want{block: "missing", contains: []string{missingPrefix + filepath.Join(root, "missing") + " (from"}}},
-		{"A14 dangling", "grep", p("dangling"), v1, want{block: "missing", contains: []string{filepath.Join(root, "dangling")}}},
-		{"A16 loop", "glob", p("loop1"), v1, want{err: true}},
-		{"A17 grep keeps the slash", "grep", p("f.txt/"), v1, want{block: "invalid", contains: []string{root + "/f.txt/ (from \"f.txt/\")"}}},
-		{"A17 glob drops the slash", "glob", p("f.txt/"), v1, want{}},
-		{"A18 outside but existing", "grep", p("../sibling"), v1, want{}},
-		{"A19 stale absolute", "grep", map[string]any{"pattern": "TODO", "path": "/old/home/proj/src", "include": "*.go"}, projHost,
+		{"a directory whose name ends in a space exists", "glob", p("spaced dir "), v1, want{}},
+		{"grep below a file is invalid", "grep", p("reg-file.txt/child"), v1, want{block: "invalid", contains: []string{filepath.Join(root, "reg-file.txt", "child")}}},
+		{"glob below a file is invalid", "glob", p("reg-file.txt/child"), v1, want{block: "invalid"}},
+		{"v1 grep joins the path to a relative directory", "grep", p("missing"), relDir, want{block: "missing", contains: []string{missingPrefix + "root/missing (from \"missing\")."}}},
+		{"glob resolves a relative directory", "glob", p("missing"), relDir, want{block: "missing", contains: []string{missingPrefix + filepath.Join(root, "missing") + " (from"}}},
+		{"v2 grep resolves a relative directory", "grep", p("missing"), relDirV2, want{block: "missing", contains: []string{missingPrefix + filepath.Join(root, "missing") + " (from"}}},
+		{"a dangling symlink is missing", "grep", p("dangling"), v1, want{block: "missing", contains: []string{filepath.Join(root, "dangling")}}},
+		{"a symlink loop passes with the error reported", "glob", p("loop1"), v1, want{err: true}},
+		{"grep keeps a trailing slash, so a file with one is invalid", "grep", p("f.txt/"), v1, want{block: "invalid", contains: []string{root + "/f.txt/ (from \"f.txt/\")"}}},
+		{"glob drops a trailing slash", "glob", p("f.txt/"), v1, want{}},
+		{"an existing path outside the project passes", "grep", p("../sibling"), v1, want{}},
+		{"a stale absolute grep path is moved onto the project", "grep", map[string]any{"pattern": "TODO", "path": "/old/home/proj/src", "include": "*.go"}, projHost,
 			want{args: map[string]any{"pattern": "TODO", "path": filepath.Join(proj, "src"), "include": "*.go"}}},
-		{"A19 glob", "glob", p("/elsewhere/proj/src"), projHost, want{args: p(filepath.Join(proj, "src"))}},
-		{"A19 v2", "grep", p("/old/proj"), Host{Flavor: "v2", Directory: proj, Cwd: proj}, want{args: p(proj)}},
+		{"a stale absolute glob path is moved onto the project", "glob", p("/elsewhere/proj/src"), projHost, want{args: p(filepath.Join(proj, "src"))}},
+		{"a stale absolute path from a v2 host is moved onto the project", "grep", p("/old/proj"), Host{Flavor: "v2", Directory: proj, Cwd: proj}, want{args: p(proj)}},
 		{"stale path whose tail is missing is blocked", "grep", p("/old/home/proj/nope"), projHost,
 			want{block: "missing", contains: []string{"/old/home/proj/nope (from \"/old/home/proj/nope\")"}}},
 		{"stale path with no shared component is blocked", "grep", p("/a/b/c"), projHost, want{block: "missing"}},
 		{"the directory's name twice is ambiguous", "grep", p("/x/proj/y/proj/src"), projHost, want{block: "missing"}},
 	}
 	for _, c := range cases {
-		t.Run(c.id, func(t *testing.T) {
+		t.Run(c.name, func(t *testing.T) {
 			var before map[string]any
 			if c.args != nil {
 				before = map[string]any{}
@@ -151,7 +151,7 @@ func TestPrecheckCases(t *testing.T) {
 				}
 			}
 			got, err := Precheck(c.tool, c.args, c.host)
-			check(t, c.id, got, err, c.want)
+			check(t, c.name, got, err, c.want)
 			if c.args != nil && !reflect.DeepEqual(c.args, before) {
 				t.Fatalf("the input args were modified: %v", c.args)
 			}
@@ -160,7 +160,7 @@ func TestPrecheckCases(t *testing.T) {
 }
 
 func TestPrecheckOtherStatErrorsPass(t *testing.T) {
-	// A15: an unreadable directory gives EACCES, which must never read as
+	// An unreadable directory gives EACCES, which must never read as
 	// "missing". The stat is injected so the case runs as root too.
 	errs := []error{
 		&fs.PathError{Op: "stat", Path: "x", Err: syscall.EACCES},
@@ -191,7 +191,7 @@ func TestPrecheckOtherStatErrorsPass(t *testing.T) {
 }
 
 func TestResolvePathWin32(t *testing.T) {
-	// A13: win32 rules through hostpath, whatever the running OS.
+	// Win32 rules through hostpath, whatever the running OS.
 	w := hostpath.Win32
 	tests := []struct {
 		gen, tool, dir, cwd, raw, want string
