@@ -13,7 +13,9 @@ import (
 // Kind classifies a failure. Each kind has exactly one exit code.
 type Kind string
 
-// The kinds, with their exit codes in the comments (DESIGN.md, "Command surface").
+// The kinds, with their exit codes in the comments. Every command uses the
+// same codes (the README lists them); slim hook alone exits 0 for each of
+// its decisions.
 const (
 	Internal     Kind = "internal"     // exit 1
 	Usage        Kind = "usage"        // exit 2
