@@ -227,7 +227,7 @@ func (w *world) treeErr(physical string, err error) error {
 // tooLarge refuses a target above the size limit before reading it whole.
 func tooLarge(physical string, limit int64) error {
 	return &slimerr.Error{Kind: slimerr.Validation, Code: slimerr.CodeTooLarge,
-		Message: fmt.Sprintf("apply_patch verification failed: %s is larger than %d MiB, the largest file slim reads; edit it another way", physical, limit>>20)}
+		Message: fmt.Sprintf(validationPrefix+"%s is larger than %d MiB, the largest file slim reads; edit it another way", physical, limit>>20)}
 }
 
 // key returns the slot key of an inside verdict's physical path: existing

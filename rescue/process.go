@@ -50,7 +50,7 @@ func Process(patch []byte, opts Options) (*Result, error) {
 	res.Repairs = append(res.Repairs, p.Repairs...)
 	if len(p.Hunks) > MaxHunks {
 		return res, &slimerr.Error{Kind: slimerr.Validation, Code: slimerr.CodeTooLarge,
-			Message: fmt.Sprintf("apply_patch verification failed: the patch has %d file operations, more than the %d slim checks at once; split it", len(p.Hunks), MaxHunks)}
+			Message: fmt.Sprintf(validationPrefix+"the patch has %d file operations, more than the %d slim checks at once; split it", len(p.Hunks), MaxHunks)}
 	}
 	ctx := opts.Context
 	if ctx == nil {
@@ -223,7 +223,7 @@ check:
 // stops at the limit.
 func PatchTooLarge(limit int64) error {
 	return &slimerr.Error{Kind: slimerr.Validation, Code: slimerr.CodeTooLarge,
-		Message: fmt.Sprintf("apply_patch verification failed: the patch is larger than %d MiB, the largest slim reads; split it", limit>>20)}
+		Message: fmt.Sprintf(validationPrefix+"the patch is larger than %d MiB, the largest slim reads; split it", limit>>20)}
 }
 
 // budget reports a deadline or cancellation of ctx as the error Process

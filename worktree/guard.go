@@ -570,7 +570,7 @@ func (g *Guard) BlockError(tool string, v Verdict) error {
 	var e *slimerr.Error
 	switch v.Code {
 	case slimerr.CodeInvalidPath:
-		e = slimerr.New(slimerr.Validation, v.Code, "%s verification failed: %s: %s", tool, v.Reason, target)
+		e = slimerr.New(slimerr.Validation, v.Code, "%s validation failed: %s: %s", tool, v.Reason, target)
 	case slimerr.CodeGitDir:
 		e = slimerr.New(slimerr.Blocked, v.Code, "%s blocked: patch writes inside the git directory: %s", tool, target)
 	case slimerr.CodeNestedWorktree:
