@@ -110,4 +110,3 @@ func assertNoSiblings(t *testing.T, dir string) {
 		return nil
 	})
 }
-
