@@ -231,6 +231,14 @@ func (t *Tree) sessionAncestor(rel string) bool {
 	return s == rel || strings.HasPrefix(s, rel+string(filepath.Separator))
 }
 
+// forget closes d and drops it from the tree, after it was removed.
+func (t *Tree) forget(d *Dir) {
+	if t.dirs[d.rel] == d {
+		delete(t.dirs, d.rel)
+	}
+	d.root.Close()
+}
+
 // Mkdir creates the directory name in d and opens it.
 func (t *Tree) Mkdir(d *Dir, name string, perm fs.FileMode) (*Dir, error) {
 	if err := d.root.Mkdir(name, perm); err != nil {

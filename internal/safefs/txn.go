@@ -350,6 +350,7 @@ func (t *txn) rollback() []string {
 	for i := len(t.created) - 1; i >= 0; i-- {
 		d := t.created[i]
 		note(d.rel, d.parent.root.Remove(d.name))
+		t.tree.forget(d)
 	}
 	t.sync()
 	return issues
