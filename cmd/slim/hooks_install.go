@@ -31,7 +31,9 @@ func hooksCommand(e *env) *cli.Command {
 					"The plugin goes to .opencode/plugin/slim.js at the git worktree top (else the current\n" +
 					"directory), or with --global to $XDG_CONFIG_HOME/opencode/plugin/slim.js. The git shims go\n" +
 					"to the repository's hooks directory (core.hooksPath honoured); an existing hook is moved\n" +
-					"to <name>.pre-slim and still runs first. Files slim did not write are never overwritten.\n\n" +
+					"to <name>.pre-slim and still runs first. Files slim did not write are never overwritten.\n" +
+					"Inside the repository no symbolic link is followed: a link at .opencode, its plugin folder,\n" +
+					"slim.js or the hooks directory stops the install (exit 5) before anything is written.\n\n" +
 					"Examples:\n   slim hooks install --opencode --git\n   slim hooks install --opencode --global",
 				Flags:  flags("install"),
 				Action: func(c *cli.Context) error { return runHooks(e, c, true) },
@@ -85,15 +87,15 @@ func runHooks(e *env, c *cli.Context, installing bool) error {
 		return err
 	}
 	if doOpenCode {
-		path, err := install.OpenCodePath(cwd, global, os.Getenv)
+		path, guard, err := install.OpenCodePath(cwd, global, os.Getenv)
 		if err != nil {
 			return finish(err)
 		}
 		var r install.Result
 		if installing {
-			r, err = install.InstallOpenCode(path)
+			r, err = install.InstallOpenCode(path, guard)
 		} else {
-			r, err = install.UninstallOpenCode(path)
+			r, err = install.UninstallOpenCode(path, guard)
 		}
 		if r.Action != "" {
 			results = append(results, r)
@@ -103,15 +105,15 @@ func runHooks(e *env, c *cli.Context, installing bool) error {
 		}
 	}
 	if doGit {
-		dir, err := install.GitHooksDir(cwd)
+		dir, guard, err := install.GitHooksDir(cwd)
 		if err != nil {
 			return finish(err)
 		}
 		var rs []install.Result
 		if installing {
-			rs, err = install.InstallGit(dir)
+			rs, err = install.InstallGit(dir, guard)
 		} else {
-			rs, err = install.UninstallGit(dir)
+			rs, err = install.UninstallGit(dir, guard)
 		}
 		for _, r := range rs {
 			if r.Action != "" {

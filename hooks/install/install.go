@@ -8,6 +8,20 @@
 // or removes a file it did not write. An existing git hook is moved aside to
 // <name>.pre-slim and run by the shim first; uninstalling moves it back.
 // All writes are atomic.
+//
+// Inside the repository the installer never follows a symbolic link: every
+// directory and file it creates, overwrites or removes there (.opencode,
+// its plugin folder and slim.js; the hooks directory, wherever
+// core.hooksPath puts it inside the worktree or the git directory) must be
+// a real directory or file, or missing. A link on the way is refused with a
+// blocked error (code CodeSymlink) that names it, before anything is
+// written, so a repository cannot steer the install to a directory outside
+// it. A git hook that is itself a link is moved aside as a link and chained
+// like any other hook; nothing is written through it. Paths from the user's
+// own configuration outside the repository (the global plugin under
+// $XDG_CONFIG_HOME, an absolute core.hooksPath elsewhere) are the user's
+// choice: links among their directories are followed, but the plugin file
+// itself must still not be a link.
 package install
 
 import (
@@ -43,6 +57,10 @@ const (
 // slim did not write.
 const CodeForeignFile = "foreign_file"
 
+// CodeSymlink is the error code when a path the installer would write or
+// remove goes through a symbolic link where links are refused.
+const CodeSymlink = "symlink"
+
 // Result is what happened to one file.
 type Result struct {
 	Kind   string `json:"kind"` // "opencode" or "git"
@@ -67,8 +85,10 @@ func ProjectTop(dir string) (string, error) {
 
 // OpenCodePath returns where the plugin goes: <project top>/.opencode/plugin/
 // slim.js, or with global $XDG_CONFIG_HOME/opencode/plugin/slim.js
-// (~/.config/opencode/plugin/slim.js when XDG_CONFIG_HOME is unset).
-func OpenCodePath(dir string, global bool, getenv func(string) string) (string, error) {
+// (~/.config/opencode/plugin/slim.js when XDG_CONFIG_HOME is unset). guard
+// is the directory below which the installer refuses symbolic links (see
+// InstallOpenCode): the project top, or "" for the global plugin.
+func OpenCodePath(dir string, global bool, getenv func(string) string) (path, guard string, err error) {
 	if global {
 		base := getenv("XDG_CONFIG_HOME")
 		if base == "" {
@@ -76,29 +96,39 @@ func OpenCodePath(dir string, global bool, getenv func(string) string) (string, 
 			if home == "" {
 				h, err := os.UserHomeDir()
 				if err != nil {
-					return "", fmt.Errorf("global plugin directory: no XDG_CONFIG_HOME and no home directory: %w", err)
+					return "", "", fmt.Errorf("global plugin directory: no XDG_CONFIG_HOME and no home directory: %w", err)
 				}
 				home = h
 			}
 			base = filepath.Join(home, ".config")
 		}
-		return filepath.Join(base, "opencode", "plugin", "slim.js"), nil
+		return filepath.Join(base, "opencode", "plugin", "slim.js"), "", nil
 	}
 	top, err := ProjectTop(dir)
 	if err != nil {
-		return "", err
+		return "", "", err
 	}
-	return filepath.Join(top, ".opencode", "plugin", "slim.js"), nil
+	return filepath.Join(top, ".opencode", "plugin", "slim.js"), top, nil
 }
 
 // InstallOpenCode writes the embedded plugin to path. It is idempotent,
 // upgrades a file an older slim wrote and refuses to overwrite anything else.
-func InstallOpenCode(path string) (Result, error) {
+// When guard is not "", every component of path below guard (the folders
+// and the file) must be a real directory or file, or missing: a symbolic
+// link is refused (CodeSymlink) and nothing is written. With guard "" the
+// folders are taken as they are and only the file itself may not be a link.
+func InstallOpenCode(path, guard string) (Result, error) {
 	r := Result{Kind: "opencode", Path: path}
+	if err := checkLinks(guard, path, "written"); err != nil {
+		return r, err
+	}
+	if err := refuseLink(path, "written"); err != nil {
+		return r, err
+	}
 	old, err := readRegular(path)
 	switch {
 	case errors.Is(err, fs.ErrNotExist):
-		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		if err := mkdirs(guard, filepath.Dir(path)); err != nil {
 			return r, fmt.Errorf("install plugin: %w", err)
 		}
 		r.Action = Created
@@ -120,9 +150,15 @@ func InstallOpenCode(path string) (Result, error) {
 }
 
 // UninstallOpenCode removes the plugin at path if slim wrote it, then the
-// plugin folder and its parent when they are left empty.
-func UninstallOpenCode(path string) (Result, error) {
+// plugin folder and its parent when they are left empty (and are real
+// directories, not links). guard is as for InstallOpenCode: a link among
+// the folders below it is refused and nothing is removed; a link in the
+// plugin's place is reported as foreign and left alone.
+func UninstallOpenCode(path, guard string) (Result, error) {
 	r := Result{Kind: "opencode", Path: path}
+	if err := checkLinks(guard, filepath.Dir(path), "removed"); err != nil {
+		return r, err
+	}
 	old, err := readRegular(path)
 	switch {
 	case errors.Is(err, fs.ErrNotExist):
@@ -138,10 +174,11 @@ func UninstallOpenCode(path string) (Result, error) {
 	if err := os.Remove(path); err != nil {
 		return r, fmt.Errorf("uninstall plugin: %w", err)
 	}
-	// Folders the install may have created; os.Remove fails on non-empty ones.
+	// Folders the install may have created; os.Remove fails on non-empty
+	// ones, but would delete a link, so links are skipped.
 	pluginDir := filepath.Dir(path)
-	if os.Remove(pluginDir) == nil {
-		os.Remove(filepath.Dir(pluginDir))
+	if removeEmptyDir(pluginDir) {
+		removeEmptyDir(filepath.Dir(pluginDir))
 	}
 	r.Action = Removed
 	return r, nil
@@ -152,12 +189,63 @@ func isOurPlugin(b []byte) bool { return bytes.HasPrefix(b, []byte(opencode.Mark
 // GitHooksDir asks git where the hooks of the repository containing dir
 // live: core.hooksPath when set (relative values taken from the worktree
 // top), else <common git dir>/hooks, which every linked worktree shares.
-func GitHooksDir(dir string) (string, error) {
-	out, err := gitOutput(dir, "rev-parse", "--path-format=absolute", "--git-path", "hooks")
+//
+// The path is built from git's answers as spelled, without resolving
+// links, so that a link on the way can still be seen. guard is the
+// repository directory the hooks directory lies in (the common git dir, else
+// the worktree top), below which InstallGit refuses symbolic links; it is ""
+// when core.hooksPath points outside the repository, a place of the user's
+// own choosing.
+func GitHooksDir(dir string) (hooks, guard string, err error) {
+	abs, err := filepath.Abs(dir)
 	if err != nil {
-		return "", slimerr.New(slimerr.Usage, slimerr.CodeUsage, "%s is not inside a git repository (or git is not installed): %v", dir, err)
+		return "", "", fmt.Errorf("git hooks directory of %s: %w", dir, err)
 	}
-	return filepath.FromSlash(out), nil
+	out, err := gitexec.Output(abs, "rev-parse", "--is-inside-work-tree", "--show-cdup", "--git-common-dir", "--git-path", "hooks")
+	if err != nil {
+		return "", "", slimerr.New(slimerr.Usage, slimerr.CodeUsage, "%s is not inside a git repository (or git is not installed): %v", dir, err)
+	}
+	// In a worktree: true, the way up to its top (maybe empty), the common
+	// git dir, the hooks path. Elsewhere (a bare repository, inside the git
+	// dir): false and the last two.
+	lines := strings.Split(strings.TrimSuffix(out, "\n"), "\n")
+	inWorktree := len(lines) == 4 && lines[0] == "true"
+	if !inWorktree && (len(lines) != 3 || lines[0] != "false") {
+		return "", "", fmt.Errorf("git hooks directory of %s: unexpected answer from git rev-parse: %q", dir, out)
+	}
+	at := func(p string) string {
+		p = filepath.FromSlash(p)
+		if filepath.IsAbs(p) {
+			return filepath.Clean(p)
+		}
+		return filepath.Join(abs, p)
+	}
+	n := len(lines)
+	hooks, common := at(lines[n-1]), at(lines[n-2])
+	bases := []string{common}
+	if inWorktree {
+		bases = append(bases, at(lines[1]))
+	}
+	// The same directories as their real paths, for a core.hooksPath
+	// spelled that way.
+	spelled := bases
+	for _, b := range spelled {
+		if real, err := filepath.EvalSymlinks(b); err == nil && real != b {
+			bases = append(bases, real)
+		}
+	}
+	for _, b := range bases {
+		if under(b, hooks) {
+			return hooks, b, nil
+		}
+	}
+	return hooks, "", nil
+}
+
+// under reports whether p is base or lies below it, by spelling.
+func under(base, p string) bool {
+	rel, err := filepath.Rel(base, p)
+	return err == nil && rel != ".." && !strings.HasPrefix(rel, ".."+string(filepath.Separator))
 }
 
 // isOurShim reports whether b is a shim slim wrote (any version).
@@ -170,9 +258,14 @@ func isOurShim(b []byte) bool {
 // InstallGit writes the shims into hooksDir. A hook slim did not write is
 // moved aside to <name>.pre-slim and chained. It refuses (and changes
 // nothing for that hook) when both a foreign hook and a moved-aside hook
-// already exist.
-func InstallGit(hooksDir string) ([]Result, error) {
-	if err := os.MkdirAll(hooksDir, 0o755); err != nil {
+// already exist. When guard is not "", a symbolic link among the
+// directories from guard down to hooksDir is refused (CodeSymlink) before
+// anything is written; a hook that is a link is moved aside, link and all.
+func InstallGit(hooksDir, guard string) ([]Result, error) {
+	if err := checkLinks(guard, hooksDir, "written"); err != nil {
+		return nil, err
+	}
+	if err := mkdirs(guard, hooksDir); err != nil {
 		return nil, fmt.Errorf("install git hooks: %w", err)
 	}
 	var results []Result
@@ -241,7 +334,12 @@ func installShim(hooksDir, name string) (Result, error) {
 
 // UninstallGit removes slim's shims from hooksDir and moves chained hooks
 // back under their own names. Hooks slim did not write are left alone.
-func UninstallGit(hooksDir string) ([]Result, error) {
+// guard is as for InstallGit: a link on the way is refused and nothing is
+// removed.
+func UninstallGit(hooksDir, guard string) ([]Result, error) {
+	if err := checkLinks(guard, hooksDir, "removed"); err != nil {
+		return nil, err
+	}
 	var results []Result
 	for _, name := range githook.Hooks {
 		path := filepath.Join(hooksDir, name)
@@ -299,6 +397,100 @@ func readRegular(path string) ([]byte, error) {
 		return nil, fmt.Errorf("read %s: %w", path, err)
 	}
 	return b, nil
+}
+
+// checkLinks refuses a symbolic link at any existing component of target
+// below guard (target included), naming the link; what is missing is fine,
+// it will be created. With guard "" nothing is checked. done says what did
+// not happen ("written", "removed") for the message.
+func checkLinks(guard, target, done string) error {
+	if guard == "" {
+		return nil
+	}
+	rel, err := filepath.Rel(guard, target)
+	if err != nil || !under(guard, target) {
+		return fmt.Errorf("%s is not below %s", target, guard)
+	}
+	p := guard
+	for _, part := range strings.Split(rel, string(filepath.Separator)) {
+		if part == "." || part == "" {
+			continue
+		}
+		p = filepath.Join(p, part)
+		fi, err := os.Lstat(p)
+		if errors.Is(err, fs.ErrNotExist) {
+			return nil
+		}
+		if err != nil {
+			return err
+		}
+		if fi.Mode()&fs.ModeSymlink != 0 {
+			return linkError(p, done)
+		}
+	}
+	return nil
+}
+
+// refuseLink refuses a symbolic link at p itself.
+func refuseLink(p, done string) error {
+	if fi, err := os.Lstat(p); err == nil && fi.Mode()&fs.ModeSymlink != 0 {
+		return linkError(p, done)
+	}
+	return nil
+}
+
+func linkError(p, done string) error {
+	to, err := os.Readlink(p)
+	if err != nil {
+		to = "?"
+	}
+	return slimerr.New(slimerr.Blocked, CodeSymlink,
+		"%s is a symbolic link (to %s); slim does not follow links inside the repository, so nothing was %s. Replace the link with a real directory or file (or remove it) and run the command again",
+		p, to, done)
+}
+
+// mkdirs creates dir and its missing parents (mode 0755). Below guard each
+// directory is created one at a time and checked not to be a link, so a
+// link that appears after checkLinks is still not followed; above guard,
+// or with guard "", the path is created as os.MkdirAll does.
+func mkdirs(guard, dir string) error {
+	if guard == "" {
+		return os.MkdirAll(dir, 0o755)
+	}
+	if err := os.MkdirAll(guard, 0o755); err != nil {
+		return err
+	}
+	rel, err := filepath.Rel(guard, dir)
+	if err != nil {
+		return err
+	}
+	p := guard
+	for _, part := range strings.Split(rel, string(filepath.Separator)) {
+		if part == "." || part == "" {
+			continue
+		}
+		p = filepath.Join(p, part)
+		if err := os.Mkdir(p, 0o755); err != nil && !errors.Is(err, fs.ErrExist) {
+			return err
+		}
+		fi, err := os.Lstat(p)
+		switch {
+		case err != nil:
+			return err
+		case fi.Mode()&fs.ModeSymlink != 0:
+			return linkError(p, "written")
+		case !fi.IsDir():
+			return fmt.Errorf("%s is not a directory", p)
+		}
+	}
+	return nil
+}
+
+// removeEmptyDir removes p if it is a real, empty directory, and reports
+// whether it did. A link is never removed, even one to an empty directory.
+func removeEmptyDir(p string) bool {
+	fi, err := os.Lstat(p)
+	return err == nil && fi.IsDir() && os.Remove(p) == nil
 }
 
 func exists(path string) bool {

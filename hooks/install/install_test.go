@@ -72,9 +72,12 @@ func TestOpenCodePath(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			got, err := OpenCodePath(tc.dir, tc.global, env(tc.env))
+			got, guard, err := OpenCodePath(tc.dir, tc.global, env(tc.env))
 			if err != nil {
 				t.Fatal(err)
+			}
+			if wantGuard := filepath.Dir(filepath.Dir(filepath.Dir(got))); (guard == "") != tc.global || (!tc.global && guard != wantGuard) {
+				t.Fatalf("guard %q for %s", guard, got)
 			}
 			gotReal, _ := filepath.EvalSymlinks(filepath.Dir(filepath.Dir(filepath.Dir(got))))
 			wantReal, _ := filepath.EvalSymlinks(filepath.Dir(filepath.Dir(filepath.Dir(tc.want))))
@@ -89,31 +92,31 @@ func TestOpenCodeInstallCycle(t *testing.T) {
 	top := t.TempDir()
 	path := filepath.Join(top, ".opencode", "plugin", "slim.js")
 
-	r, err := InstallOpenCode(path)
+	r, err := InstallOpenCode(path, top)
 	if err != nil || r.Action != Created {
 		t.Fatalf("first install: %+v %v", r, err)
 	}
 	if !bytes.Equal([]byte(read(t, path)), opencode.Plugin) {
 		t.Fatal("installed bytes differ from the embedded plugin")
 	}
-	if r, err = InstallOpenCode(path); err != nil || r.Action != Unchanged {
+	if r, err = InstallOpenCode(path, top); err != nil || r.Action != Unchanged {
 		t.Fatalf("second install: %+v %v", r, err)
 	}
 	// An older slim-written version is upgraded.
 	write(t, path, opencode.Marker+"opencode plugin, protocol 0\nexport const Old = 1;\n", 0o644)
-	if r, err = InstallOpenCode(path); err != nil || r.Action != Upgraded {
+	if r, err = InstallOpenCode(path, top); err != nil || r.Action != Upgraded {
 		t.Fatalf("upgrade: %+v %v", r, err)
 	}
 	if read(t, path) != string(opencode.Plugin) {
 		t.Fatal("upgrade did not write the current plugin")
 	}
-	if r, err = UninstallOpenCode(path); err != nil || r.Action != Removed {
+	if r, err = UninstallOpenCode(path, top); err != nil || r.Action != Removed {
 		t.Fatalf("uninstall: %+v %v", r, err)
 	}
 	if _, err := os.Stat(filepath.Join(top, ".opencode")); !os.IsNotExist(err) {
 		t.Fatalf("empty .opencode folder left behind: %v", err)
 	}
-	if r, err = UninstallOpenCode(path); err != nil || r.Action != Absent {
+	if r, err = UninstallOpenCode(path, top); err != nil || r.Action != Absent {
 		t.Fatalf("second uninstall: %+v %v", r, err)
 	}
 }
@@ -125,33 +128,40 @@ func TestOpenCodeForeignFileIsNeverTouched(t *testing.T) {
 	write(t, path, mine, 0o644)
 	write(t, filepath.Join(top, ".opencode", "plugin", "other.js"), "x", 0o644)
 
-	_, err := InstallOpenCode(path)
+	_, err := InstallOpenCode(path, top)
 	if se := slimerr.From(err); err == nil || se.Kind != slimerr.Blocked || se.Code != CodeForeignFile {
 		t.Fatalf("want a blocked foreign_file error, got %v", err)
 	}
 	if read(t, path) != mine {
 		t.Fatal("foreign file changed")
 	}
-	r, err := UninstallOpenCode(path)
+	r, err := UninstallOpenCode(path, top)
 	if err != nil || r.Action != Foreign || read(t, path) != mine {
 		t.Fatalf("uninstall touched a foreign file: %+v %v", r, err)
 	}
 
-	// A symlink in the plugin's place is foreign too.
-	link := filepath.Join(t.TempDir(), "slim.js")
+	// A symlink in the plugin's place is refused by the install, even for
+	// the global plugin, and left alone by the uninstall.
+	linkTop := t.TempDir()
+	link := filepath.Join(linkTop, "slim.js")
 	if err := os.Symlink(path, link); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := InstallOpenCode(link); slimerr.From(err).Code != CodeForeignFile {
-		t.Fatalf("symlink: want foreign_file, got %v", err)
+	for _, guard := range []string{linkTop, ""} {
+		if _, err := InstallOpenCode(link, guard); slimerr.From(err).Code != CodeSymlink {
+			t.Fatalf("symlink (guard %q): want symlink, got %v", guard, err)
+		}
+		if r, err := UninstallOpenCode(link, guard); err != nil || r.Action != Foreign {
+			t.Fatalf("symlink uninstall (guard %q): %+v %v", guard, r, err)
+		}
 	}
-	if r, err := UninstallOpenCode(link); err != nil || r.Action != Foreign {
-		t.Fatalf("symlink uninstall: %+v %v", r, err)
+	if read(t, path) != mine {
+		t.Fatal("the link's target changed")
 	}
 	// The uninstall keeps a folder that still holds other files.
 	write(t, filepath.Join(top, "p2", "plugin", "slim.js"), string(opencode.Plugin), 0o644)
 	write(t, filepath.Join(top, "p2", "plugin", "keep.js"), "k", 0o644)
-	if r, err := UninstallOpenCode(filepath.Join(top, "p2", "plugin", "slim.js")); err != nil || r.Action != Removed {
+	if r, err := UninstallOpenCode(filepath.Join(top, "p2", "plugin", "slim.js"), top); err != nil || r.Action != Removed {
 		t.Fatalf("%+v %v", r, err)
 	}
 	if read(t, filepath.Join(top, "p2", "plugin", "keep.js")) != "k" {
@@ -172,18 +182,28 @@ func TestGitHooksDir(t *testing.T) {
 		}
 		return filepath.Join(r, filepath.Base(p))
 	}
-	got, err := GitHooksDir(repo)
-	if err != nil || real(got) != real(filepath.Join(repo, ".git", "hooks")) {
-		t.Fatalf("main: %s %v", got, err)
+	got, guard, err := GitHooksDir(repo)
+	if err != nil || real(got) != real(filepath.Join(repo, ".git", "hooks")) || guard != filepath.Dir(got) {
+		t.Fatalf("main: %s (guard %s) %v", got, guard, err)
 	}
-	if got, err := GitHooksDir(wt); err != nil || real(got) != real(filepath.Join(repo, ".git", "hooks")) {
-		t.Fatalf("linked worktree shares the common hooks dir: %s %v", got, err)
+	if got, guard, err := GitHooksDir(wt); err != nil || real(got) != real(filepath.Join(repo, ".git", "hooks")) || guard != filepath.Dir(got) {
+		t.Fatalf("linked worktree shares the common hooks dir: %s (guard %s) %v", got, guard, err)
+	}
+	if got, guard, err := GitHooksDir(filepath.Join(repo, ".git")); err != nil || real(got) != real(filepath.Join(repo, ".git", "hooks")) || guard != filepath.Dir(got) {
+		t.Fatalf("from inside the git dir: %s (guard %s) %v", got, guard, err)
 	}
 	git(t, repo, "config", "core.hooksPath", "tools/hooks")
-	if got, err := GitHooksDir(filepath.Join(repo)); err != nil || !strings.HasSuffix(got, filepath.Join("tools", "hooks")) {
-		t.Fatalf("core.hooksPath: %s %v", got, err)
+	sub := filepath.Join(repo, "sub")
+	os.Mkdir(sub, 0o755)
+	if got, guard, err := GitHooksDir(sub); err != nil || got != filepath.Join(repo, "tools", "hooks") || guard != repo {
+		t.Fatalf("core.hooksPath: %s (guard %s) %v", got, guard, err)
 	}
-	if _, err := GitHooksDir(t.TempDir()); err == nil {
+	elsewhere := filepath.Join(t.TempDir(), "my-hooks")
+	git(t, repo, "config", "core.hooksPath", elsewhere)
+	if got, guard, err := GitHooksDir(repo); err != nil || got != elsewhere || guard != "" {
+		t.Fatalf("core.hooksPath outside the repository: %s (guard %q) %v", got, guard, err)
+	}
+	if _, _, err := GitHooksDir(t.TempDir()); err == nil {
 		t.Fatal("want an error outside git")
 	}
 }
@@ -214,7 +234,7 @@ func TestGitInstallCycle(t *testing.T) {
 				write(t, filepath.Join(dir, n+gitshim.ChainSuffix), body, 0o755)
 				before[n+gitshim.ChainSuffix] = body
 			}
-			results, err := InstallGit(dir)
+			results, err := InstallGit(dir, filepath.Dir(dir))
 			if tc.wantErr {
 				if err == nil {
 					t.Fatal("want an error")
@@ -247,7 +267,7 @@ func TestGitInstallCycle(t *testing.T) {
 				}
 			}
 			// Idempotent.
-			again, err := InstallGit(dir)
+			again, err := InstallGit(dir, filepath.Dir(dir))
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -257,7 +277,7 @@ func TestGitInstallCycle(t *testing.T) {
 				}
 			}
 			// Uninstall restores exactly.
-			if _, err := UninstallGit(dir); err != nil {
+			if _, err := UninstallGit(dir, filepath.Dir(dir)); err != nil {
 				t.Fatal(err)
 			}
 			entries, _ := os.ReadDir(dir)
@@ -278,7 +298,7 @@ func TestGitUpgradeAndForeignUninstall(t *testing.T) {
 	old := "#!/bin/sh\n" + gitshim.Marker + "git hook shim, version 0\nexec slim git-hook pre-commit\n"
 	write(t, filepath.Join(dir, "pre-commit"), old, 0o755)
 	write(t, filepath.Join(dir, "pre-applypatch"), "#!/bin/sh\nexit 0\n", 0o755)
-	results, err := InstallGit(dir)
+	results, err := InstallGit(dir, "")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -287,7 +307,7 @@ func TestGitUpgradeAndForeignUninstall(t *testing.T) {
 	}
 	// A hook the user put back in place of the shim is left alone.
 	write(t, filepath.Join(dir, "pre-commit"), "#!/bin/sh\necho user\n", 0o755)
-	results, err = UninstallGit(dir)
+	results, err = UninstallGit(dir, "")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -304,7 +324,7 @@ func TestShimOutcomes(t *testing.T) {
 		t.Skip("no sh")
 	}
 	dir := t.TempDir()
-	if _, err := InstallGit(dir); err != nil {
+	if _, err := InstallGit(dir, ""); err != nil {
 		t.Fatal(err)
 	}
 	bin := t.TempDir()
