@@ -25,6 +25,9 @@ const PROTOCOL = 1;
 const DEFAULT_TIMEOUT_MS = 5000;
 const MAX_STDOUT_BYTES = 64 << 20;
 const MAX_STDERR_BYTES = 64 << 10;
+// How long the pipes may stay open after slim exited before its answer is
+// taken as it stands.
+const EXIT_GRACE_MS = 200;
 // Tools whose before hook fails closed: when slim cannot give an answer, the
 // call is blocked instead of run unchecked.
 const FAIL_CLOSED_TOOLS = new Set(["apply_patch"]);
@@ -198,10 +201,13 @@ function run(bin, args, input, limitMs) {
       });
     }
     child.on("error", (error) => finish(result({ stdout: "", stderr: "", error })));
-    child.on("exit", () => {
+    child.on("exit", (code, signal) => {
       // slim is done: whatever it left running in its group goes too, so the
-      // pipes close now rather than when that process exits.
+      // pipes close now rather than when that process exits. A process that
+      // left the group may still hold them: slim's answer is already in the
+      // pipe, so it is taken after a short grace period instead of waiting.
       if (GROUPS) killTree(child);
+      setTimeout(() => finish(result({ code, signal })), EXIT_GRACE_MS).unref();
     });
     child.on("close", (code, signal) => finish(result({ code, signal })));
     try {

@@ -405,6 +405,39 @@ printf '%s' '{"v":1,"action":"mutate","args":{"patchText":"rescued"}}'`,
   assert.deepEqual(args, { patchText: "rescued" });
 });
 
+test("a process that left slim's group and holds stdout does not hold the answer", { skip: process.platform === "win32" }, async (t) => {
+  try {
+    execFileSync("sh", ["-c", "command -v setsid"], { stdio: "ignore" });
+  } catch {
+    t.skip("no setsid here");
+    return;
+  }
+  const pids = path.join(work, "escaper.pids");
+  process.env.SLIM_BIN = fakeSlim(
+    "escaper",
+    `if [ "$1" = version ]; then echo '{"version":"t","protocol":1}'; exit 0; fi
+cat > /dev/null
+setsid sh -c 'echo $$ >> "${pids}"; exec sleep 30' &
+while [ ! -s "${pids}" ]; do sleep 0.05; done
+printf '%s' '{"v":1,"action":"mutate","args":{"patchText":"rescued"}}'`,
+  );
+  process.env.SLIM_HOOK_TIMEOUT_MS = "10000";
+  const hooks = await (await loadPlugin())(hostInput(project()));
+  const t0 = Date.now();
+  const args = { patchText: "stale" };
+  await hooks["tool.execute.before"]({ tool: "apply_patch", sessionID: "s", callID: "c" }, { args });
+  const elapsed = Date.now() - t0;
+  for (const pid of readFileSync(pids, "utf8").split("\n").filter(Boolean).map(Number)) {
+    try {
+      process.kill(pid, "SIGKILL");
+    } catch {
+      // gone
+    }
+  }
+  assert.ok(elapsed < 5000, `answered after ${elapsed} ms`);
+  assert.deepEqual(args, { patchText: "rescued" });
+});
+
 test("request shape: host, tool, ids, args, output and status are sent", async () => {
   process.env.SLIM_BIN = scriptedSlim();
   process.env.FAKE_LOG = path.join(work, "shape.log");
