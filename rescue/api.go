@@ -45,13 +45,13 @@ type Options struct {
 	Worktree string
 	// Flavor gives the host's path rules (posix or win32).
 	Flavor hostpath.Flavor
-	// Outside is "block" (the default) or "passthrough". Empty means the
-	// SLIM_OUTSIDE environment variable, else block. Passthrough applies only
-	// when every offending target is outside by its spelling, and never with
-	// Apply or DryRunDiff.
+	// Outside is "block" or "passthrough"; empty means block. Passthrough
+	// applies only when every offending target is outside by its spelling,
+	// and never with Apply or DryRunDiff. Process reads no environment: the
+	// caller decides (slim's CLI passes SLIM_OUTSIDE).
 	Outside string
-	// AllowNested lets targets inside nested worktrees count as inside (also
-	// enabled by SLIM_ALLOW_NESTED=1).
+	// AllowNested lets targets inside nested worktrees count as inside
+	// (slim's CLI sets it from SLIM_ALLOW_NESTED=1).
 	AllowNested bool
 	// Apply writes the files (all or none) instead of handing on a patch.
 	Apply bool

@@ -167,12 +167,14 @@ func TestOutsidePassthrough(t *testing.T) {
 	if res.Decision != DecisionPassthrough || *res.PatchText != patch {
 		t.Errorf("got %s", res.Decision)
 	}
+	// Process reads no environment: an empty Outside blocks whatever
+	// SLIM_OUTSIDE says (the CLI reads the variable and passes it on).
 	t.Setenv("SLIM_OUTSIDE", "passthrough")
-	if res, err := Process([]byte(patch), Options{Directory: e.dir, Worktree: "/"}); err != nil || res.Decision != DecisionPassthrough {
-		t.Errorf("env passthrough: %v %v", res.Decision, err)
+	if _, err := Process([]byte(patch), Options{Directory: e.dir, Worktree: "/"}); kindOf(err) != slimerr.Blocked {
+		t.Errorf("empty Outside with SLIM_OUTSIDE=passthrough: %v, want blocked", err)
 	}
 	if _, err := Process([]byte(patch), Options{Directory: e.dir, Worktree: "/", Outside: OutsideBlock}); kindOf(err) != slimerr.Blocked {
-		t.Errorf("flag block must win over the environment: %v", err)
+		t.Errorf("Outside block: %v, want blocked", err)
 	}
 	for _, o := range []Options{{Apply: true}, {DryRunDiff: true}} {
 		o.Directory, o.Worktree, o.Outside = e.dir, "/", OutsidePassthrough

@@ -69,10 +69,16 @@ func TestContainment(t *testing.T) {
 			}
 		})
 	}
-	// A nested worktree is allowed with the switch.
+	// A nested worktree is allowed with the switch, and only with it:
+	// Process reads no environment, so SLIM_ALLOW_NESTED alone changes
+	// nothing (the CLI reads it and sets the switch).
 	e := newEnv(t, nil)
 	os.MkdirAll(filepath.Join(e.dir, "lane"), 0o755)
 	os.WriteFile(filepath.Join(e.dir, "lane", ".git"), []byte("gitdir: /nowhere\n"), 0o644)
+	t.Setenv("SLIM_ALLOW_NESTED", "1")
+	if _, err := Process([]byte(wrap("*** Add File: lane/x.txt\n+x\n")), Options{Directory: e.dir, Worktree: "/", Apply: true}); kindOf(err) != slimerr.Blocked {
+		t.Fatalf("SLIM_ALLOW_NESTED=1 without AllowNested: %v, want blocked", err)
+	}
 	if _, err := Process([]byte(wrap("*** Add File: lane/x.txt\n+x\n")), Options{Directory: e.dir, Worktree: "/", AllowNested: true, Apply: true}); err != nil {
 		t.Fatalf("AllowNested: %v", err)
 	}

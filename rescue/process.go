@@ -31,9 +31,6 @@ func Process(patch []byte, opts Options) (*Result, error) {
 	res := newResult()
 	res.Decision = DecisionBlock
 	outside := opts.Outside
-	if outside == "" {
-		outside = os.Getenv("SLIM_OUTSIDE")
-	}
 	switch outside {
 	case "", OutsideBlock, OutsidePassthrough:
 	default:
@@ -72,7 +69,7 @@ func Process(patch []byte, opts Options) (*Result, error) {
 	// it) and the git dir and common dir, which stay refused for writes even
 	// when the session directory lies inside them (a root in .git, a bare
 	// repository, GIT_DIR elsewhere).
-	gopts := worktree.Options{AllowNested: opts.AllowNested || os.Getenv("SLIM_ALLOW_NESTED") == "1", Flavor: opts.Flavor}
+	gopts := worktree.Options{AllowNested: opts.AllowNested, Flavor: opts.Flavor}
 	wt := opts.Worktree
 	if info, err := worktree.Resolve(dir); err == nil {
 		if wt == "" && info.Worktree != "" {

@@ -79,6 +79,10 @@ func runRescue(e *env, c *cli.Context) (*rescue.Result, error) {
 	default:
 		return nil, usageErr("--outside must be block or passthrough, not %q", outside)
 	}
+	if outside == "" {
+		// The flag wins; an unknown value here is refused by the engine.
+		outside = os.Getenv("SLIM_OUTSIDE")
+	}
 	if c.NArg() > 1 {
 		return nil, usageErr("rescue takes one patch file (or - for stdin)")
 	}
@@ -107,11 +111,12 @@ func runRescue(e *env, c *cli.Context) (*rescue.Result, error) {
 		defer stop()
 	}
 	return rescue.Process(data, rescue.Options{
-		Directory:  root,
-		Outside:    outside,
-		Apply:      apply,
-		DryRunDiff: dry && diff,
-		Context:    ctx,
+		Directory:   root,
+		Outside:     outside,
+		AllowNested: os.Getenv("SLIM_ALLOW_NESTED") == "1",
+		Apply:       apply,
+		DryRunDiff:  dry && diff,
+		Context:     ctx,
 	})
 }
 
