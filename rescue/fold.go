@@ -4,6 +4,7 @@ import (
 	"strings"
 	"unicode/utf8"
 
+	"github.com/slimgate/slim/rescue/internal/jsstr"
 	"golang.org/x/text/unicode/norm"
 )
 
@@ -48,9 +49,9 @@ func rungKey(r rung, s string) string {
 	case rungUnicode:
 		return FoldUnicode(s)
 	case rungTrimEnd:
-		return TrimEndJS(s)
+		return jsstr.TrimEnd(s)
 	case rungUnicodeTrimEnd:
-		return FoldUnicode(TrimEndJS(s))
+		return FoldUnicode(jsstr.TrimEnd(s))
 	default:
 		return ladderKey(s)
 	}
@@ -60,37 +61,20 @@ func rungKey(r rung, s string) string {
 // rung's equality implies equality of this key, so two lines match on some
 // rung exactly when their ladder keys are equal.
 func ladderKey(s string) string {
-	if isASCII(s) {
+	if jsstr.IsASCII(s) {
 		return trimEndASCII(s)
 	}
-	return norm.NFC.String(FoldUnicode(TrimEndJS(s)))
+	return norm.NFC.String(FoldUnicode(jsstr.TrimEnd(s)))
 }
 
 // lineKey is the key used for scoring and for the prefix/suffix and LCS
 // agreement checks: fold(trim(s)), trimming both ends. It is never a
 // matching rung on its own, because it crosses indentation levels.
 func lineKey(s string) string {
-	if isASCII(s) {
+	if jsstr.IsASCII(s) {
 		return strings.TrimRight(strings.TrimLeft(s, " \t\v\f\r\n"), " \t\v\f\r\n")
 	}
-	return FoldUnicode(TrimJS(s))
-}
-
-func isASCII(s string) bool {
-	i := 0
-	for ; i+8 <= len(s); i += 8 {
-		w := uint64(s[i]) | uint64(s[i+1])<<8 | uint64(s[i+2])<<16 | uint64(s[i+3])<<24 |
-			uint64(s[i+4])<<32 | uint64(s[i+5])<<40 | uint64(s[i+6])<<48 | uint64(s[i+7])<<56
-		if w&0x8080808080808080 != 0 {
-			return false
-		}
-	}
-	for ; i < len(s); i++ {
-		if s[i] >= utf8.RuneSelf {
-			return false
-		}
-	}
-	return true
+	return FoldUnicode(jsstr.Trim(s))
 }
 
 func isASCIISpace(b byte) bool {
@@ -103,28 +87,6 @@ func trimEndASCII(s string) string {
 		i--
 	}
 	return s[:i]
-}
-
-// IsJSSpace reports whether r is removed by JavaScript's String.prototype.trim:
-// the WhiteSpace and LineTerminator sets of ECMAScript. It differs from
-// unicode.IsSpace on U+FEFF (space here) and U+0085 (not space here).
-func IsJSSpace(r rune) bool {
-	switch r {
-	case '\t', '\n', '\v', '\f', '\r', ' ',
-		0x00A0, 0x1680, 0x2028, 0x2029, 0x202F, 0x205F, 0x3000, 0xFEFF:
-		return true
-	}
-	return r >= 0x2000 && r <= 0x200A
-}
-
-// TrimEndJS removes trailing JavaScript whitespace from s.
-func TrimEndJS(s string) string {
-	return strings.TrimRightFunc(s, IsJSSpace)
-}
-
-// TrimJS removes leading and trailing JavaScript whitespace from s.
-func TrimJS(s string) string {
-	return strings.TrimFunc(s, IsJSSpace)
 }
 
 // foldRune maps r to its folded replacement. ok is false when r is kept.

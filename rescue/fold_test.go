@@ -5,7 +5,8 @@ import (
 	"strconv"
 	"strings"
 	"testing"
-	"unicode"
+
+	"github.com/slimgate/slim/rescue/internal/jsstr"
 )
 
 func TestFoldUnicode(t *testing.T) {
@@ -27,42 +28,14 @@ func TestFoldUnicode(t *testing.T) {
 	}
 }
 
-// TestIsJSSpace checks the Appendix B set against Go's unicode.IsSpace: they
-// differ exactly on U+FEFF and U+0085 (W22), within the BMP.
-func TestIsJSSpace(t *testing.T) {
-	for r := rune(0); r <= 0xFFFF; r++ {
-		js, gs := IsJSSpace(r), unicode.IsSpace(r)
-		switch r {
-		case 0xFEFF:
-			if !js || gs {
-				t.Errorf("U+FEFF: js %v go %v", js, gs)
-			}
-		case 0x0085:
-			if js || !gs {
-				t.Errorf("U+0085: js %v go %v", js, gs)
-			}
-		default:
-			if js != gs {
-				t.Errorf("U+%04X: js %v go %v", r, js, gs)
-			}
-		}
-	}
-	if got := TrimEndJS("a \t\u00A0\u3000\uFEFF\u2028"); got != "a" {
-		t.Errorf("TrimEndJS = %q", got)
-	}
-	if got := TrimJS("\u200B a\u0085 "); got != "\u200B a\u0085" {
-		t.Errorf("TrimJS = %q", got)
-	}
-}
-
 // TestLadderKeyASCIIFastPath: the fast paths give the same keys as the
 // general functions on ASCII input.
 func TestLadderKeyASCIIFastPath(t *testing.T) {
 	for _, s := range []string{"", " ", "a", "  a \t", "\ta\v\f\r", "x\x00 y  ", "\x7f "} {
-		if got, want := ladderKey(s), TrimEndJS(s); got != want {
+		if got, want := ladderKey(s), jsstr.TrimEnd(s); got != want {
 			t.Errorf("ladderKey(%q) = %q, want %q", s, got, want)
 		}
-		if got, want := lineKey(s), TrimJS(s); got != want {
+		if got, want := lineKey(s), jsstr.Trim(s); got != want {
 			t.Errorf("lineKey(%q) = %q, want %q", s, got, want)
 		}
 	}

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/slimgate/slim/rescue/internal/jsstr"
 	"github.com/slimgate/slim/worktree/hostpath"
 )
 
@@ -73,13 +74,13 @@ type hostHunk struct {
 
 // hostParse parses patch text the way the host does.
 func hostParse(text string) ([]hostHunk, error) {
-	lines := strings.Split(TrimJS(text), "\n")
+	lines := strings.Split(jsstr.Trim(text), "\n")
 	begin, end := -1, -1
 	for i, l := range lines {
-		if begin < 0 && TrimJS(l) == beginMarker {
+		if begin < 0 && jsstr.Trim(l) == beginMarker {
 			begin = i
 		}
-		if end < 0 && TrimJS(l) == endMarker {
+		if end < 0 && jsstr.Trim(l) == endMarker {
 			end = i
 		}
 	}
@@ -93,13 +94,13 @@ func hostParse(text string) ([]hostHunk, error) {
 		next := i + 1
 		switch {
 		case strings.HasPrefix(l, addHeader):
-			h = hostHunk{kind: HunkAdd, path: TrimJS(l[len(addHeader):])}
+			h = hostHunk{kind: HunkAdd, path: jsstr.Trim(l[len(addHeader):])}
 		case strings.HasPrefix(l, deleteHeader):
-			h = hostHunk{kind: HunkDelete, path: TrimJS(l[len(deleteHeader):])}
+			h = hostHunk{kind: HunkDelete, path: jsstr.Trim(l[len(deleteHeader):])}
 		case strings.HasPrefix(l, updateHeader):
-			h = hostHunk{kind: HunkUpdate, path: TrimJS(l[len(updateHeader):])}
+			h = hostHunk{kind: HunkUpdate, path: jsstr.Trim(l[len(updateHeader):])}
 			if next < len(lines) && strings.HasPrefix(lines[next], moveHeader) {
-				h.move = TrimJS(lines[next][len(moveHeader):])
+				h.move = jsstr.Trim(lines[next][len(moveHeader):])
 				next++
 			}
 		default:
@@ -127,7 +128,7 @@ func hostParse(text string) ([]hostHunk, error) {
 					next++
 					continue
 				}
-				c := hostChunk{ctx: TrimJS(lines[next][2:])}
+				c := hostChunk{ctx: jsstr.Trim(lines[next][2:])}
 				next++
 				for next < len(lines) && !strings.HasPrefix(lines[next], "@@") && !strings.HasPrefix(lines[next], "***") {
 					s := lines[next]
@@ -153,7 +154,7 @@ func hostParse(text string) ([]hostHunk, error) {
 
 // hostFold is the host's fold of typographic characters.
 func hostFold(s string) string {
-	if isASCII(s) {
+	if jsstr.IsASCII(s) {
 		return s
 	}
 	var b strings.Builder
@@ -178,9 +179,9 @@ func hostFold(s string) string {
 
 var hostRungs = []func(a, b string) bool{
 	func(a, b string) bool { return a == b },
-	func(a, b string) bool { return TrimEndJS(a) == TrimEndJS(b) },
-	func(a, b string) bool { return TrimJS(a) == TrimJS(b) },
-	func(a, b string) bool { return hostFold(TrimJS(a)) == hostFold(TrimJS(b)) },
+	func(a, b string) bool { return jsstr.TrimEnd(a) == jsstr.TrimEnd(b) },
+	func(a, b string) bool { return jsstr.Trim(a) == jsstr.Trim(b) },
+	func(a, b string) bool { return hostFold(jsstr.Trim(a)) == hostFold(jsstr.Trim(b)) },
 }
 
 // hostLines is a text split on LF the way the host splits it, with one

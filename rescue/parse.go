@@ -4,6 +4,7 @@ import (
 	"strings"
 
 	"github.com/slimgate/slim/internal/slimerr"
+	"github.com/slimgate/slim/rescue/internal/jsstr"
 )
 
 // This file is the patch parser: the strict grammar of the Codex format,
@@ -141,7 +142,7 @@ func showLine(s string) string {
 	return s
 }
 
-func isBlank(s string) bool { return TrimJS(s) == "" }
+func isBlank(s string) bool { return jsstr.Trim(s) == "" }
 
 // Parse parses patch text. Every failure is a *slimerr.Error of kind
 // validation whose message starts "apply_patch validation failed: ".
@@ -178,7 +179,7 @@ func Parse(text []byte) (*Patch, error) {
 	// any nesting, each only when it encloses the whole text.
 	for changed := true; changed && lo < hi; {
 		changed = false
-		first, last := TrimJS(lines[lo].text), TrimJS(lines[hi].text)
+		first, last := jsstr.Trim(lines[lo].text), jsstr.Trim(lines[hi].text)
 		switch {
 		case strings.HasPrefix(first, "```") || strings.HasPrefix(first, "~~~"):
 			p.Repairs = append(p.Repairs, Repair{Kind: RepairCodeFence, Line: lines[lo].num})
@@ -207,19 +208,19 @@ func Parse(text []byte) (*Patch, error) {
 
 	begin, end := -1, -1
 	for i := lo; i <= hi; i++ {
-		if TrimJS(lines[i].text) == beginMarker {
+		if jsstr.Trim(lines[i].text) == beginMarker {
 			begin = i
 			break
 		}
 	}
 	if begin >= 0 {
 		for i := begin + 1; i <= hi; i++ {
-			if TrimEndJS(lines[i].text) == endMarker {
+			if jsstr.TrimEnd(lines[i].text) == endMarker {
 				end = i
 				break
 			}
 		}
-		if end < 0 && hi > begin && TrimJS(lines[hi].text) == endMarker {
+		if end < 0 && hi > begin && jsstr.Trim(lines[hi].text) == endMarker {
 			end = hi
 			p.Repairs = append(p.Repairs, Repair{Kind: RepairPaddedMarker, Line: lines[hi].num})
 		}
@@ -237,7 +238,7 @@ func Parse(text []byte) (*Patch, error) {
 			return nil, validationErr(invalidFormat + "unexpected line after End Patch: " + showLine(lines[i].text))
 		}
 	}
-	if b := lines[begin]; b.num != firstNum && b.text != strings.TrimLeftFunc(b.text, IsJSSpace) {
+	if b := lines[begin]; b.num != firstNum && b.text != jsstr.TrimStart(b.text) {
 		p.Repairs = append(p.Repairs, Repair{Kind: RepairPaddedMarker, Line: b.num})
 	}
 
@@ -252,7 +253,7 @@ func Parse(text []byte) (*Patch, error) {
 		if !ok {
 			return nil, validationErr(invalidFormat + "unexpected line between hunks: " + showLine(l.text))
 		}
-		if l.text != strings.TrimLeftFunc(l.text, IsJSSpace) {
+		if l.text != jsstr.TrimStart(l.text) {
 			p.Repairs = append(p.Repairs, Repair{Kind: RepairPaddedHeader, Line: l.num})
 		}
 		h := &Hunk{Kind: kind, Path: path, Line: l.num}
@@ -278,16 +279,16 @@ func Parse(text []byte) (*Patch, error) {
 					}
 					break
 				}
-				if strings.HasPrefix(strings.TrimLeftFunc(t, IsJSSpace), "***") {
+				if strings.HasPrefix(jsstr.TrimStart(t), "***") {
 					break
 				}
 				return nil, validationErr(invalidFormat + "unexpected line in Add File body: " + showLine(t))
 			}
 		case HunkUpdate:
 			if i < len(body) {
-				t := strings.TrimLeftFunc(body[i].text, IsJSSpace)
+				t := jsstr.TrimStart(body[i].text)
 				if strings.HasPrefix(t, moveHeader) {
-					mv := TrimJS(t[len(moveHeader):])
+					mv := jsstr.Trim(t[len(moveHeader):])
 					if mv == "" {
 						return nil, validationErr(invalidFormat + "unexpected line between hunks: " + showLine(l.text))
 					}
@@ -317,13 +318,13 @@ func Parse(text []byte) (*Patch, error) {
 
 // parseHeader recognises a hunk header, padded or not.
 func parseHeader(line string) (HunkKind, string, bool) {
-	t := strings.TrimLeftFunc(line, IsJSSpace)
+	t := jsstr.TrimStart(line)
 	for _, h := range []struct {
 		prefix string
 		kind   HunkKind
 	}{{addHeader, HunkAdd}, {deleteHeader, HunkDelete}, {updateHeader, HunkUpdate}} {
 		if strings.HasPrefix(t, h.prefix) {
-			path := TrimJS(t[len(h.prefix):])
+			path := jsstr.Trim(t[len(h.prefix):])
 			if path == "" {
 				return 0, "", false
 			}
@@ -344,7 +345,7 @@ loop:
 		t := l.text
 		switch {
 		case strings.HasPrefix(t, "***"):
-			if TrimEndJS(t) != eofMarker || cur == nil {
+			if jsstr.TrimEnd(t) != eofMarker || cur == nil {
 				break loop
 			}
 			if t != eofMarker {
@@ -361,7 +362,7 @@ loop:
 			if strings.HasPrefix(ctx, " ") {
 				ctx = ctx[1:]
 			}
-			if TrimJS(ctx) != "" {
+			if jsstr.Trim(ctx) != "" {
 				cur.Contexts = append(cur.Contexts, Context{Text: ctx, Line: l.num})
 			}
 		case t == "" || t[0] == ' ' || t[0] == '-' || t[0] == '+':

@@ -2,6 +2,8 @@ package rescue
 
 import (
 	"strings"
+
+	"github.com/slimgate/slim/rescue/internal/jsstr"
 )
 
 // This file renders the patch slim hands on (ERRATA 19-22). Each file's
@@ -139,7 +141,7 @@ func (r *renderer) placed(l *lineage) {
 		wrote := false
 		for k := range ch.Contexts {
 			if k < len(pl.Contexts) && pl.Contexts[k] >= 0 {
-				if t := base.lines[pl.Contexts[k]]; TrimJS(t) != "" {
+				if t := base.lines[pl.Contexts[k]]; jsstr.Trim(t) != "" {
 					r.line("@@ " + t)
 					wrote = true
 				}
@@ -204,7 +206,7 @@ func (r *renderer) blocks(base, cur *fileText, ctx int) {
 	}
 	if ctx == 0 {
 		for _, b := range blks {
-			if b.A0 > 0 && TrimJS(base.lines[b.A0-1]) != "" {
+			if b.A0 > 0 && jsstr.Trim(base.lines[b.A0-1]) != "" {
 				r.line("@@ " + base.lines[b.A0-1])
 			} else {
 				r.line("@@")
