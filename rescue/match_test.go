@@ -467,7 +467,7 @@ func TestPlaceLCSBounds(t *testing.T) {
 	r19body := []string{" a", " q", "-y", "+Y", " b"}
 	runPlaceCases(t, []placeCase{
 		{name: "R15 48 lines rescued", file: f48, chunks: []*Chunk{c48}, strategies: []string{"lcs"},
-			want: strings.Replace(strings.TrimSuffix(f48, "\nl47\n"), "", "", 0) + "\nX"},
+			want: strings.TrimSuffix(f48, "\nl47\n") + "\nX"},
 		{name: "R15 49 lines refused", file: f49, chunks: []*Chunk{c49}, errPrefix: notFoundMsg(strings.TrimSuffix(strings.Replace(f49, "stale", "l20", 1), "\n"), "")},
 		{name: "R19 65 candidates refused", file: strings.Join(r19, "\n"), chunks: []*Chunk{chunk(nil, false, r19body...)},
 			errPrefix: notFoundMsg("a\nq\ny\nb", "")},

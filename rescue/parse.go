@@ -358,10 +358,7 @@ loop:
 				cur = &Chunk{Line: l.num}
 				h.Chunks = append(h.Chunks, cur)
 			}
-			ctx := t[2:]
-			if strings.HasPrefix(ctx, " ") {
-				ctx = ctx[1:]
-			}
+			ctx := strings.TrimPrefix(t[2:], " ")
 			if jsstr.Trim(ctx) != "" {
 				cur.Contexts = append(cur.Contexts, Context{Text: ctx, Line: l.num})
 			}

@@ -549,6 +549,3 @@ func firstDiff(want, have []byte) string {
 	line := bytes.Count(want[:n], []byte("\n")) + 1
 	return fmt.Sprintf(" (first difference at line %d)", line)
 }
-
-// newFileMode is the mode new files are opened with; the umask applies.
-const newFileMode fs.FileMode = 0o666

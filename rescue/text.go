@@ -214,7 +214,6 @@ func (t *fileText) applyPlacements(pls []*Placement) *fileText {
 	}
 	for _, pl := range pls {
 		keepRun(pos, pl.Start)
-		pos = max(pos, pl.Start)
 		for _, l := range pl.Lines {
 			switch l.Op {
 			case OpContext:
@@ -263,13 +262,4 @@ func (t *fileText) sameAs(o *fileText) bool {
 		}
 	}
 	return true
-}
-
-// clone returns a copy that can be edited independently.
-func (t *fileText) clone() *fileText {
-	c := *t
-	c.raw = ""
-	c.lines = append([]string(nil), t.lines...)
-	c.terms = append([]eol(nil), t.terms...)
-	return &c
 }

@@ -53,18 +53,6 @@ func (c *Chunk) OldLines() []string {
 	return out
 }
 
-// NewLines returns the context and added lines, in order: what the chunk
-// leaves in the file (before byte discipline keeps the file's context bytes).
-func (c *Chunk) NewLines() []string {
-	var out []string
-	for _, l := range c.Lines {
-		if l.Op != OpDelete {
-			out = append(out, l.Text)
-		}
-	}
-	return out
-}
-
 // PlacedLine is one line of a placed chunk. Context and delete lines refer to
 // the file line they stand for (FileLine, 0-based) and carry its bytes; add
 // lines carry the authored text (FileLine -1).

@@ -162,9 +162,6 @@ func (s hashSorter) Swap(i, j int) {
 // Len returns the number of lines.
 func (v *FileView) Len() int { return len(v.lines) }
 
-// Lines returns the lines the view was built from (not a copy).
-func (v *FileView) Lines() []string { return v.lines }
-
 // ExactOnly reports whether only the exact rung runs.
 func (v *FileView) ExactOnly() bool { return v.exactOnly }
 
