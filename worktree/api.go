@@ -35,14 +35,17 @@ type Info struct {
 // Options tune a Guard.
 type Options struct {
 	// AllowNested lets targets inside nested worktrees, submodules and nested
-	// repositories count as inside (SLIM_ALLOW_NESTED=1).
+	// repositories count as inside. The slim command sets it from
+	// SLIM_ALLOW_NESTED=1; the package itself reads no slim setting.
 	AllowNested bool
 	// Flavor gives the lexical path rules used to make targets absolute
 	// (posix or win32, Node's path semantics). The zero value is the flavor
 	// of the running OS.
 	Flavor hostpath.Flavor
-	// GitDir and CommonDir are refused for writes (code git_dir). When
-	// both are empty, NewGuard reads them from the `.git` entry at the top.
+	// GitDir and CommonDir are refused for writes (code git_dir), as is
+	// the git dir that the `.git` entry at the top names, which NewGuard
+	// always reads. Pass Info.GitDir and Info.CommonDir here: they also
+	// cover a git dir that lies elsewhere (GIT_DIR, a bare repository).
 	GitDir    string
 	CommonDir string
 }

@@ -34,10 +34,12 @@ type Guard struct {
 }
 
 // NewGuard returns the guard for the allowed area: directory (required,
-// absolute in the flavor of opts) plus worktree ("" or "/" means none). Both
-// are resolved physically once; both must exist. The git dir and common dir
-// refused for writes come from opts, or else from the `.git` entry at the
-// top.
+// absolute in the flavor of opts) plus worktree, "" when there is none (as
+// in Info.Worktree). A host's own spelling of "none", "/" or `\`, is read
+// the same way, so a host's value can be passed on as it came. Both are
+// resolved physically once; both must exist. The git dir and common dir
+// refused for writes come from opts; the `.git` entry at the top is refused
+// as well.
 func NewGuard(directory, worktree string, opts Options) (*Guard, error) {
 	f := opts.Flavor.Concrete()
 	g := &Guard{flavor: f, opts: opts}
@@ -86,16 +88,8 @@ func NewGuard(directory, worktree string, opts Options) (*Guard, error) {
 	return g, nil
 }
 
-// NewGuardFromInfo returns the guard for a resolved directory: its
-// directory, worktree, git dir and common dir.
-func NewGuardFromInfo(info *Info, opts Options) (*Guard, error) {
-	if opts.GitDir == "" && opts.CommonDir == "" {
-		opts.GitDir, opts.CommonDir = info.GitDir, info.CommonDir
-	}
-	return NewGuard(info.Directory, info.Worktree, opts)
-}
-
-// isNoWorktree reports whether a host's worktree value means "none".
+// isNoWorktree reports whether a worktree value means "none": "" as the
+// library spells it, "/" or `\` as a host does.
 func isNoWorktree(wt string) bool {
 	return wt == "" || wt == "/" || wt == `\`
 }
@@ -156,9 +150,6 @@ func (g *Guard) Worktree() string { return g.wt }
 
 // GitDirs are the physical git dir and common dir that writes may not enter.
 func (g *Guard) GitDirs() []string { return append([]string(nil), g.gitDirs...) }
-
-// Flavor is the host path flavor targets are made absolute with.
-func (g *Guard) Flavor() hostpath.Flavor { return g.flavor }
 
 // RelToTop returns v's physical path relative to Top, for os.Root
 // operations opened at Top. It fails for a verdict that is not inside, or

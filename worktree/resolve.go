@@ -17,10 +17,15 @@ import (
 const maxDotGitSize = 64 << 10
 
 // Resolve resolves dir to the checkout it belongs to. It honours GIT_DIR,
-// GIT_WORK_TREE and GIT_COMMON_DIR from the process environment (as git
-// sets them for hooks), and otherwise walks up from dir looking for a `.git`
-// entry with lstat, reading `.git` files and `commondir` itself. It never
-// runs git and never opens the repository's objects.
+// GIT_WORK_TREE, GIT_COMMON_DIR and GIT_INDEX_FILE from the process
+// environment, and otherwise walks up from dir looking for a `.git` entry
+// with lstat, reading `.git` files and `commondir` itself. It never runs git
+// and never opens the repository's objects.
+//
+// Those four variables are git's own protocol, not slim settings: git sets
+// them for the hooks it runs, and every git command run in that process
+// obeys them, so Resolve reads them from the process as git would. They are
+// the only environment the package reads.
 //
 // A linked worktree whose admin directory is gone (prunable), or a git dir
 // whose common dir is missing, is reported in Notes and resolved as

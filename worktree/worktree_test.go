@@ -73,14 +73,14 @@ func TestResolveLayouts(t *testing.T) {
 		worktree, gitDir     string
 		commonDir, superproj string
 	}{
-		{"F1 main root", r.main, KindMain, r.main, filepath.Join(r.main, ".git"), filepath.Join(r.main, ".git"), ""},
-		{"F2 main subdirectory", filepath.Join(r.main, "deep", "er"), KindMain, r.main, filepath.Join(r.main, ".git"), filepath.Join(r.main, ".git"), ""},
-		{"F3 linked worktree", r.wt, KindLinked, r.wt, filepath.Join(r.main, ".git", "worktrees", "wt"), filepath.Join(r.main, ".git"), ""},
+		{"main checkout root", r.main, KindMain, r.main, filepath.Join(r.main, ".git"), filepath.Join(r.main, ".git"), ""},
+		{"main checkout subdirectory", filepath.Join(r.main, "deep", "er"), KindMain, r.main, filepath.Join(r.main, ".git"), filepath.Join(r.main, ".git"), ""},
+		{"linked worktree", r.wt, KindLinked, r.wt, filepath.Join(r.main, ".git", "worktrees", "wt"), filepath.Join(r.main, ".git"), ""},
 		{"nested lane", filepath.Join(r.lane, "deep"), KindLinked, r.lane, filepath.Join(r.main, ".git", "worktrees", "lane"), filepath.Join(r.main, ".git"), ""},
-		{"F6 submodule", r.sub, KindSubmodule, r.sub, filepath.Join(r.sup, ".git", "modules", "libs", "sub"), filepath.Join(r.sup, ".git", "modules", "libs", "sub"), r.sup},
-		{"F6 submodule subdirectory", filepath.Join(r.sub, "deep", "er"), KindSubmodule, r.sub, filepath.Join(r.sup, ".git", "modules", "libs", "sub"), filepath.Join(r.sup, ".git", "modules", "libs", "sub"), r.sup},
+		{"submodule", r.sub, KindSubmodule, r.sub, filepath.Join(r.sup, ".git", "modules", "libs", "sub"), filepath.Join(r.sup, ".git", "modules", "libs", "sub"), r.sup},
+		{"submodule subdirectory", filepath.Join(r.sub, "deep", "er"), KindSubmodule, r.sub, filepath.Join(r.sup, ".git", "modules", "libs", "sub"), filepath.Join(r.sup, ".git", "modules", "libs", "sub"), r.sup},
 		{"superproject", r.sup, KindMain, r.sup, filepath.Join(r.sup, ".git"), filepath.Join(r.sup, ".git"), ""},
-		{"F7 no git", r.outside, KindNone, "", "", "", ""},
+		{"no git", r.outside, KindNone, "", "", "", ""},
 		{"inside the git dir", filepath.Join(r.main, ".git", "refs"), KindNone, "", filepath.Join(r.main, ".git"), filepath.Join(r.main, ".git"), ""},
 	}
 	for _, tt := range tests {
@@ -129,9 +129,10 @@ func TestResolveFileArgument(t *testing.T) {
 	}
 }
 
-// TestF3GoGitCommonDir is the regression test from the research: go-git
-// opens a linked worktree correctly only with EnableDotGitCommonDir.
-func TestF3GoGitCommonDir(t *testing.T) {
+// go-git opens a linked worktree correctly only with EnableDotGitCommonDir:
+// without it, HEAD (which lives in the common dir) does not resolve. Resolve
+// agrees with the correct opening.
+func TestGoGitOpensLinkedWorktreeOnlyWithCommonDir(t *testing.T) {
 	r := makeRepos(t)
 	repo, err := gogit.PlainOpenWithOptions(r.wt, &gogit.PlainOpenOptions{DetectDotGit: true, EnableDotGitCommonDir: true})
 	if err != nil {
@@ -148,7 +149,7 @@ func TestF3GoGitCommonDir(t *testing.T) {
 	repo2, err := gogit.PlainOpenWithOptions(r.wt, &gogit.PlainOpenOptions{DetectDotGit: true})
 	if err == nil {
 		if _, err := repo2.Head(); err == nil {
-			t.Error("without common dir HEAD resolved; the research says it fails")
+			t.Error("HEAD resolved without EnableDotGitCommonDir; go-git was expected to fail there")
 		}
 	}
 	// Our resolution agrees with go-git's.
@@ -185,9 +186,9 @@ func TestRootIsNeverAWorktree(t *testing.T) {
 	expect(t, g, "/etc/hosts", outside)
 }
 
-// TestF16Prunable: a linked worktree whose admin dir is gone is reported
-// and resolved as a plain directory.
-func TestF16Prunable(t *testing.T) {
+// A linked worktree whose admin dir is gone (prunable) is reported in a
+// note and resolved as a plain directory.
+func TestPrunableWorktreeIsAPlainDirectory(t *testing.T) {
 	r := makeRepos(t)
 	if err := os.RemoveAll(filepath.Join(r.main, ".git", "worktrees", "wt")); err != nil {
 		t.Fatal(err)
@@ -199,7 +200,7 @@ func TestF16Prunable(t *testing.T) {
 	if len(info.Notes) != 1 || !strings.Contains(info.Notes[0], "prunable worktree") {
 		t.Errorf("notes %q", info.Notes)
 	}
-	g, err := NewGuardFromInfo(info, Options{})
+	g, err := NewGuard(info.Directory, info.Worktree, Options{GitDir: info.GitDir, CommonDir: info.CommonDir})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -220,9 +221,9 @@ func TestIncompleteRepository(t *testing.T) {
 	}
 }
 
-// TestF18GitFileCRLF: a .git file with CRLF and trailing blanks is parsed,
-// with an absolute or a relative gitdir.
-func TestF18GitFileCRLF(t *testing.T) {
+// A .git file with CRLF line endings and trailing blanks is parsed, with an
+// absolute or a relative gitdir.
+func TestGitFileWithCRLFAndTrailingBlanks(t *testing.T) {
 	r := makeRepos(t)
 	admin := filepath.Join(r.main, ".git", "worktrees", "wt")
 	for _, content := range []string{
@@ -243,10 +244,10 @@ func TestF18GitFileCRLF(t *testing.T) {
 	}
 }
 
-// TestF17PreCommitHook runs a real pre-commit hook inside a linked
-// worktree, captures the environment git gives it, and resolves with that
-// environment from the hook's working directory.
-func TestF17PreCommitHook(t *testing.T) {
+// Resolve inside a real pre-commit hook of a linked worktree: the test
+// captures the environment git gives the hook and resolves with that
+// environment from the hook's working directory, which must agree with git.
+func TestResolveInsidePreCommitHook(t *testing.T) {
 	r := makeRepos(t)
 	capture := filepath.Join(r.base, "capture")
 	hook := "#!/bin/sh\nset -e\nout=" + capture + "\nmkdir -p \"$out\"\n" +
@@ -400,35 +401,35 @@ func TestContainmentCases(t *testing.T) {
 		target string
 		want   string
 	}{
-		{"F1 new file", mainG, "a/b.txt", inside},
-		{"F1 existing file", mainG, "a.txt", inside},
-		{"F1 the root itself", mainG, ".", inside},
-		{"F2 worktree above the directory", deepG, "../../a.txt", inside},
-		{"F2 directory", deepG, "x.txt", inside},
-		{"F4 main file by absolute path", wtG, filepath.Join(r.main, "a.txt"), outside},
-		{"F4 main file by ../main", wtG, "../main/a.txt", outside},
-		{"F4 main's common git dir", wtG, filepath.Join(r.main, ".git", "config"), gitdir},
-		{"F5 main file from the lane", laneG, "../../../a.txt", outside},
-		{"F5 lane from the main session", mainG, ".slim/worktrees/lane/x.txt", nested},
-		{"F5 lane existing file from main", mainG, ".slim/worktrees/lane/a.txt", nested},
-		{"F5 lane allowed by the switch", mainNested, ".slim/worktrees/lane/x.txt", inside},
-		{"F5 beside the lane", mainG, ".slim/notes.txt", inside},
-		{"F6 superproject file from the submodule", subG, filepath.Join(r.sup, "a.txt"), outside},
-		{"F6 superproject file by ../..", subG, "../../a.txt", outside},
-		{"F6 submodule from the superproject", supG, "libs/sub/a.txt", nested},
-		{"F6 new file in the submodule", supG, "libs/sub/new/x.txt", nested},
-		{"F6 submodule file", subG, "a.txt", inside},
-		{"F7 /etc/hosts", mainG, "/etc/hosts", outside},
-		{"F8 directory link out, existing", mainG, "link/f.txt", outside},
-		{"F9 directory link out, missing below", mainG, "link/missing/child.txt", outside},
-		{"F10 dangling link out", mainG, "new", outside},
-		{"F11 relative link inside", mainG, "inlink/x", inside},
+		{"new file", mainG, "a/b.txt", inside},
+		{"existing file", mainG, "a.txt", inside},
+		{"the root itself", mainG, ".", inside},
+		{"worktree file above a subdirectory session", deepG, "../../a.txt", inside},
+		{"file in a subdirectory session", deepG, "x.txt", inside},
+		{"main checkout file from a linked worktree, absolute", wtG, filepath.Join(r.main, "a.txt"), outside},
+		{"main checkout file from a linked worktree, by ../main", wtG, "../main/a.txt", outside},
+		{"main's common git dir from a linked worktree", wtG, filepath.Join(r.main, ".git", "config"), gitdir},
+		{"main checkout file from a nested lane", laneG, "../../../a.txt", outside},
+		{"nested lane from the main session", mainG, ".slim/worktrees/lane/x.txt", nested},
+		{"existing file of a nested lane from the main session", mainG, ".slim/worktrees/lane/a.txt", nested},
+		{"nested lane allowed by AllowNested", mainNested, ".slim/worktrees/lane/x.txt", inside},
+		{"beside the nested lane", mainG, ".slim/notes.txt", inside},
+		{"superproject file from the submodule", subG, filepath.Join(r.sup, "a.txt"), outside},
+		{"superproject file by ../..", subG, "../../a.txt", outside},
+		{"submodule from the superproject", supG, "libs/sub/a.txt", nested},
+		{"new file in the submodule from the superproject", supG, "libs/sub/new/x.txt", nested},
+		{"submodule file from the submodule", subG, "a.txt", inside},
+		{"system file /etc/hosts", mainG, "/etc/hosts", outside},
+		{"existing file through a directory link out", mainG, "link/f.txt", outside},
+		{"missing file through a directory link out", mainG, "link/missing/child.txt", outside},
+		{"dangling link out", mainG, "new", outside},
+		{"relative link inside", mainG, "inlink/x", inside},
 		{"absolute link inside", mainG, "deep/abslink/deep/y", inside},
-		{"F13 sibling", mainG, "../outside.txt", outside},
-		{"F13 climb out through sub", mainG, "sub/../../x", outside},
-		{"F13 ..foo is a name", mainG, "..foo/x", inside},
-		{"G12 ..cfg is a name", mainG, "..cfg", inside},
-		{"F13 absolute outside", mainG, filepath.Join(r.outside, "x"), outside},
+		{"sibling of the root", mainG, "../outside.txt", outside},
+		{"climb out through a subdirectory", mainG, "sub/../../x", outside},
+		{"..foo is a name", mainG, "..foo/x", inside},
+		{"..cfg is a name", mainG, "..cfg", inside},
+		{"absolute path outside", mainG, filepath.Join(r.outside, "x"), outside},
 		{"missing then .. then link out", mainG, "missing/../link/x", outside},
 		{"link loop", mainG, "loop1/x", outside},
 		{".git component", mainG, ".git/config", gitdir},
@@ -455,31 +456,31 @@ func TestContainmentCases(t *testing.T) {
 
 	// Details the table does not show.
 	if v := mainG.Check("new"); v.Physical != filepath.Join(r.outside, "new.txt") || v.BySpelling {
-		t.Errorf("F10: physical %s, bySpelling %v", v.Physical, v.BySpelling)
+		t.Errorf("dangling link out: physical %s, bySpelling %v", v.Physical, v.BySpelling)
 	}
 	if v := mainG.Check("link/f.txt"); v.BySpelling || !strings.Contains(v.Reason, "symbolic link") {
-		t.Errorf("F8: bySpelling %v reason %q", v.BySpelling, v.Reason)
+		t.Errorf("directory link out: bySpelling %v reason %q", v.BySpelling, v.Reason)
 	}
 	if v := mainG.Check("../outside.txt"); !v.BySpelling {
 		t.Error("../outside.txt must be outside by spelling")
 	}
 	if v := mainG.Check(".slim/worktrees/lane/x.txt"); v.Room != r.lane {
-		t.Errorf("F5: room %q, want %s", v.Room, r.lane)
+		t.Errorf("nested lane: room %q, want %s", v.Room, r.lane)
 	}
 	if v := supG.Check("libs/sub/a.txt"); v.Room != r.sub {
-		t.Errorf("F6: room %q, want %s", v.Room, r.sub)
+		t.Errorf("submodule: room %q, want %s", v.Room, r.sub)
 	}
 	if v := mainG.Check("inlink/x"); v.Rel != filepath.Join("deep", "x") || v.Root != r.main {
-		t.Errorf("F11: root %s rel %s", v.Root, v.Rel)
+		t.Errorf("relative link inside: root %s rel %s", v.Root, v.Rel)
 	}
 	if v := deepG.Check("../../a.txt"); v.Root != r.main || v.Rel != "a.txt" {
-		t.Errorf("F2: root %s rel %s", v.Root, v.Rel)
+		t.Errorf("worktree above a subdirectory session: root %s rel %s", v.Root, v.Rel)
 	}
 }
 
-// TestF12SymlinkedRoot: a root opened through a link, targets spelled
-// through either path.
-func TestF12SymlinkedRoot(t *testing.T) {
+// A root given through a symbolic link: the top is the physical directory,
+// and targets spelled through either path are inside.
+func TestSymlinkedRoot(t *testing.T) {
 	needGit(t)
 	base := physical(t, t.TempDir())
 	real := newRepo(t, filepath.Join(base, "real"))
@@ -514,12 +515,12 @@ func caseInsensitiveTemp(t *testing.T) (string, bool) {
 	return d, err1 == nil && err2 == nil && os.SameFile(a, b)
 }
 
-// TestF14CaseInsensitive: on a case-insensitive volume, a target spelled in
-// another case is inside by file identity.
-func TestF14CaseInsensitive(t *testing.T) {
+// On a case-insensitive volume, a target spelled in another case is inside
+// by file identity, and .GIT is the git directory.
+func TestCaseInsensitiveVolume(t *testing.T) {
 	d, ci := caseInsensitiveTemp(t)
 	if !ci {
-		t.Skip("the temp volume is case-sensitive (probed: Proj and proj are different files); F14 needs a case-insensitive volume")
+		t.Skip("the temp volume is case-sensitive (probed: Proj and proj are different files); this test needs a case-insensitive volume")
 	}
 	g := mustGuard(t, d, "", Options{})
 	lower := filepath.Join(filepath.Dir(d), "proj")
@@ -527,9 +528,11 @@ func TestF14CaseInsensitive(t *testing.T) {
 	expect(t, g, filepath.Join(lower, ".GIT", "x"), gitdir)
 }
 
-// TestF15WindowsPathLogic covers F15's path logic with the win32 flavor on
-// any OS; the junction and 8.3 parts need Windows (below).
-func TestF15WindowsPathLogic(t *testing.T) {
+// The Windows containment rules that are lexical (drive letters compared
+// without case, other drives, drive-relative paths, UNC shares, reserved
+// device names, streams, trailing dots and spaces), with the win32 flavor
+// on any OS; junctions need Windows (TestWindowsDrivesAndJunctions).
+func TestWin32PathLogic(t *testing.T) {
 	f := hostpath.Win32
 	tests := []struct {
 		root, target string
@@ -583,9 +586,11 @@ func TestF15WindowsPathLogic(t *testing.T) {
 	}
 }
 
-func TestF15WindowsOnly(t *testing.T) {
+// Drive letters in either case, another drive, and a junction that points
+// outside, on a real Windows volume.
+func TestWindowsDrivesAndJunctions(t *testing.T) {
 	if runtime.GOOS != "windows" {
-		t.Skip("drive letters, junctions and 8.3 names exist only on Windows; their path logic is covered by TestF15WindowsPathLogic and the hostpath vectors")
+		t.Skip("drive letters, junctions and 8.3 names exist only on Windows; their path logic is covered by TestWin32PathLogic and the hostpath vectors")
 	}
 	base := physical(t, t.TempDir())
 	root := filepath.Join(base, "r")
@@ -612,12 +617,12 @@ func TestF15WindowsOnly(t *testing.T) {
 	}
 	// 8.3 aliases need short-name generation on the volume, which is often
 	// off; the identity comparison covers them like any other second
-	// spelling (F12).
+	// spelling (TestSymlinkedRoot).
 }
 
-// TestF19RootRefusesSwappedLink: a directory checked inside and then
-// swapped for a link to outside is refused by os.Root at write time.
-func TestF19RootRefusesSwappedLink(t *testing.T) {
+// A directory checked inside and then swapped for a link to outside is
+// refused by os.Root at write time.
+func TestRootRefusesSwappedLink(t *testing.T) {
 	base := physical(t, t.TempDir())
 	rootDir := filepath.Join(base, "root")
 	outsideDir := filepath.Join(base, "outside")
@@ -656,9 +661,9 @@ func TestF19RootRefusesSwappedLink(t *testing.T) {
 	expect(t, g, "dir/f.txt", outside)
 }
 
-// TestF20UnicodeNormalisation: on volumes that treat NFC and NFD as one
-// name (APFS), a directory made in NFD and addressed in NFC is inside.
-func TestF20UnicodeNormalisation(t *testing.T) {
+// On volumes that treat NFC and NFD as one name (APFS), a directory made in
+// NFD and addressed in NFC is inside.
+func TestUnicodeNormalisation(t *testing.T) {
 	base := physical(t, t.TempDir())
 	nfd := filepath.Join(base, "cafe\u0301")
 	if err := os.Mkdir(nfd, 0o755); err != nil {
@@ -668,14 +673,14 @@ func TestF20UnicodeNormalisation(t *testing.T) {
 	a, _ := os.Stat(nfd)
 	b, err := os.Stat(nfc)
 	if err != nil || !os.SameFile(a, b) {
-		t.Skip("the temp volume keeps NFC and NFD names apart (probed); F20 needs a normalising volume such as APFS")
+		t.Skip("the temp volume keeps NFC and NFD names apart (probed); this test needs a normalising volume such as APFS")
 	}
 	g := mustGuard(t, nfd, "", Options{})
 	expect(t, g, filepath.Join(nfc, "x"), inside)
 }
 
-// TestF21HardLink: a hard-linked file is inside, with a warning.
-func TestF21HardLink(t *testing.T) {
+// A hard-linked file is inside, with a warning that names its link count.
+func TestHardLinkIsInsideWithAWarning(t *testing.T) {
 	base := physical(t, t.TempDir())
 	rootDir := filepath.Join(base, "root")
 	write(t, filepath.Join(base, "outside", "h.txt"), "shared\n")
