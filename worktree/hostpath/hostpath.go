@@ -115,22 +115,6 @@ func (f Flavor) RelativeIn(cwd, from, to string) string {
 	return posixRelative(cwd, from, to)
 }
 
-// Dir is path.dirname.
-func (f Flavor) Dir(p string) string {
-	if f.Concrete() == Win32 {
-		return winDirname(p)
-	}
-	return posixDirname(p)
-}
-
-// Base is path.basename without a suffix argument.
-func (f Flavor) Base(p string) string {
-	if f.Concrete() == Win32 {
-		return winBasename(p)
-	}
-	return posixBasename(p)
-}
-
 // normalizeString collapses "." and ".." segments and repeated separators,
 // as Node's internal helper of the same name does.
 func normalizeString(path string, allowAboveRoot bool, sep byte, isSep func(byte) bool) string {
@@ -325,60 +309,3 @@ func posixRelative(cwd, from, to string) string {
 	}
 	return out.String() + to[toStart+lastCommonSep:]
 }
-
-func posixDirname(p string) string {
-	if p == "" {
-		return "."
-	}
-	hasRoot := p[0] == '/'
-	end := dirnameEnd(p, 1, isPosixSep)
-	if end == -1 {
-		if hasRoot {
-			return "/"
-		}
-		return "."
-	}
-	if hasRoot && end == 1 {
-		return "//"
-	}
-	return p[:end]
-}
-
-// dirnameEnd is where Node's dirname cuts p: the index of the last
-// separator at or after start that precedes p's final name (trailing
-// separators skipped), or -1 when there is none.
-func dirnameEnd(p string, start int, isSep func(byte) bool) int {
-	matchedSlash := true
-	for i := len(p) - 1; i >= start; i-- {
-		if isSep(p[i]) {
-			if !matchedSlash {
-				return i
-			}
-		} else {
-			matchedSlash = false
-		}
-	}
-	return -1
-}
-
-func basename(p string, start int, isSep func(byte) bool) string {
-	end := -1
-	matchedSlash := true
-	for i := len(p) - 1; i >= start; i-- {
-		if isSep(p[i]) {
-			if !matchedSlash {
-				start = i + 1
-				break
-			}
-		} else if end == -1 {
-			matchedSlash = false
-			end = i + 1
-		}
-	}
-	if end == -1 {
-		return ""
-	}
-	return p[start:end]
-}
-
-func posixBasename(p string) string { return basename(p, 0, isPosixSep) }

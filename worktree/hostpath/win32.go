@@ -43,14 +43,13 @@ func isWinReservedName(p string, colonIndex int) bool {
 	return isWinDeviceName(strings.ToUpper(part))
 }
 
-// winRoot finds a UNC or device root at the start of p the way Node's
-// resolve/normalize do. It reports the device, where the root ends, whether
-// p is absolute, and (for normalize) whether p is a bare UNC root.
+// winRootInfo is a UNC or device root found at the start of a path the way
+// Node's resolve and normalize find it (winParseUNC): the device, where the
+// root ends, and (for normalize) whether the path is a bare UNC root.
 type winRootInfo struct {
 	device    string
 	hasDevice bool
 	rootEnd   int
-	abs       bool
 	uncOnly   bool // "\\server\share" and nothing else (j == len)
 	firstPart string
 	shareRest string
@@ -548,53 +547,4 @@ func joinUnits(parts [][]uint16, unitsString func([]uint16) string) string {
 		s[i] = unitsString(p)
 	}
 	return strings.Join(s, `\`)
-}
-
-func winDirname(p string) string {
-	n := len(p)
-	if n == 0 {
-		return "."
-	}
-	rootEnd := -1
-	offset := 0
-	if n == 1 {
-		if isWinSep(p[0]) {
-			return p
-		}
-		return "."
-	}
-	if isWinSep(p[0]) {
-		rootEnd, offset = 1, 1
-		if isWinSep(p[1]) {
-			if _, _, j, ok := uncRoot(p); ok {
-				if j == n {
-					return p
-				}
-				rootEnd, offset = j+1, j+1
-			}
-		}
-	} else if isDriveLetter(p[0]) && p[1] == ':' {
-		if n > 2 && isWinSep(p[2]) {
-			rootEnd = 3
-		} else {
-			rootEnd = 2
-		}
-		offset = rootEnd
-	}
-	end := dirnameEnd(p, offset, isWinSep)
-	if end == -1 {
-		if rootEnd == -1 {
-			return "."
-		}
-		end = rootEnd
-	}
-	return p[:end]
-}
-
-func winBasename(p string) string {
-	start := 0
-	if len(p) >= 2 && isDriveLetter(p[0]) && p[1] == ':' {
-		start = 2
-	}
-	return basename(p, start, isWinSep)
 }
