@@ -11,11 +11,10 @@ import (
 // blocks the call.
 func SearchPrecheck(tool string, args map[string]any, h protocol.Host) (SearchOutcome, error) {
 	out, err := search.Precheck(tool, args, search.Host{
-		Flavor:    h.Flavor,
-		Platform:  h.Platform,
-		Directory: h.Directory,
-		Worktree:  h.Worktree,
-		Cwd:       h.Cwd,
+		Generation: h.Flavor,
+		Platform:   h.Platform,
+		Directory:  h.Directory,
+		Cwd:        h.Cwd,
 	})
 	return SearchOutcome{Args: out.Args, Block: out.Block}, err
 }

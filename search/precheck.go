@@ -20,11 +20,13 @@ import (
 // Host is what the pre-check needs to know about the host that will run the
 // tool.
 type Host struct {
-	Flavor    string // host generation: "v1" or "v2"
-	Platform  string // Node's process.platform; "win32" selects win32 path rules
-	Directory string // the instance directory the host resolves against
-	Worktree  string
-	Cwd       string // the host process's working directory
+	// Generation is the host generation, "v1" or "v2" ("" reads as v1): v1
+	// grep joins a relative path to the directory, everything else
+	// resolves it.
+	Generation string
+	Platform   string // Node's process.platform; "win32" selects win32 path rules
+	Directory  string // the instance directory the host resolves against
+	Cwd        string // the host process's working directory
 }
 
 // Outcome is the pre-check's decision. The zero value passes the call.
@@ -36,9 +38,6 @@ type Outcome struct {
 	Block string
 }
 
-// StatFunc reports on a path the way os.Stat does (symlinks followed).
-type StatFunc func(name string) (fs.FileInfo, error)
-
 // Precheck decides a grep or glob call before the host runs it. Only the
 // tools named exactly "grep" and "glob" are examined, and only their "path"
 // argument. A nil error with a zero Outcome passes; a non-nil error means
@@ -48,7 +47,9 @@ func Precheck(tool string, args map[string]any, h Host) (Outcome, error) {
 	return precheck(tool, args, h, os.Stat)
 }
 
-func precheck(tool string, args map[string]any, h Host, stat StatFunc) (Outcome, error) {
+// precheck is Precheck with stat, which reports on a path the way os.Stat
+// does (symlinks followed), given by the caller.
+func precheck(tool string, args map[string]any, h Host, stat func(name string) (fs.FileInfo, error)) (Outcome, error) {
 	if tool != "grep" && tool != "glob" {
 		return Outcome{}, nil
 	}
@@ -75,7 +76,7 @@ func precheck(tool string, args map[string]any, h Host, stat StatFunc) (Outcome,
 			}
 		}
 	}
-	resolved := ResolvePath(flavor, h.Flavor, tool, h.Directory, h.Cwd, raw)
+	resolved := resolvePath(flavor, h.Generation, tool, h.Directory, h.Cwd, raw)
 	target := resolved
 	if !flavor.IsAbs(target) && h.Cwd != "" {
 		// A relative directory joined by v1 grep stays relative; the host
@@ -98,12 +99,12 @@ func precheck(tool string, args map[string]any, h Host, stat StatFunc) (Outcome,
 	}
 }
 
-// ResolvePath makes raw absolute the way the host's tool does: an absolute
+// resolvePath makes raw absolute the way the host's tool does: an absolute
 // raw path is used as given; v2 hosts and glob use path.resolve(directory,
 // raw) (against cwd when directory is relative); v1 grep uses
 // path.join(directory, raw), which keeps a relative directory relative and
 // keeps a trailing separator.
-func ResolvePath(flavor hostpath.Flavor, generation, tool, directory, cwd, raw string) string {
+func resolvePath(flavor hostpath.Flavor, generation, tool, directory, cwd, raw string) string {
 	if flavor.IsAbs(raw) {
 		return raw
 	}

@@ -15,7 +15,7 @@ func BenchmarkPrecheck(b *testing.B) {
 		b.Fatal(err)
 	}
 	proj := filepath.Join(dir, "w", "proj")
-	h := Host{Flavor: "v1", Platform: "linux", Directory: proj, Worktree: proj, Cwd: proj}
+	h := Host{Generation: "v1", Platform: "linux", Directory: proj, Cwd: proj}
 	cases := []struct {
 		name string
 		path string

@@ -81,15 +81,15 @@ func TestPrecheckCases(t *testing.T) {
 	proj := filepath.Join(base, "w", "proj")
 	os.MkdirAll(filepath.Join(proj, "src"), 0o755)
 
-	v1 := Host{Flavor: "v1", Platform: "linux", Directory: root, Worktree: root, Cwd: base}
+	v1 := Host{Generation: "v1", Platform: "linux", Directory: root, Cwd: base}
 	v2 := v1
-	v2.Flavor = "v2"
+	v2.Generation = "v2"
 	noDir := v1
 	noDir.Directory = ""
-	relDir := Host{Flavor: "v1", Platform: "linux", Directory: "root", Cwd: base}
+	relDir := Host{Generation: "v1", Platform: "linux", Directory: "root", Cwd: base}
 	relDirV2 := relDir
-	relDirV2.Flavor = "v2"
-	projHost := Host{Flavor: "v1", Platform: "linux", Directory: proj, Worktree: proj, Cwd: proj}
+	relDirV2.Generation = "v2"
+	projHost := Host{Generation: "v1", Platform: "linux", Directory: proj, Cwd: proj}
 
 	type tc struct {
 		name string
@@ -135,7 +135,7 @@ func TestPrecheckCases(t *testing.T) {
 		{"a stale absolute grep path is moved onto the project", "grep", map[string]any{"pattern": "TODO", "path": "/old/home/proj/src", "include": "*.go"}, projHost,
 			want{args: map[string]any{"pattern": "TODO", "path": filepath.Join(proj, "src"), "include": "*.go"}}},
 		{"a stale absolute glob path is moved onto the project", "glob", p("/elsewhere/proj/src"), projHost, want{args: p(filepath.Join(proj, "src"))}},
-		{"a stale absolute path from a v2 host is moved onto the project", "grep", p("/old/proj"), Host{Flavor: "v2", Directory: proj, Cwd: proj}, want{args: p(proj)}},
+		{"a stale absolute path from a v2 host is moved onto the project", "grep", p("/old/proj"), Host{Generation: "v2", Directory: proj, Cwd: proj}, want{args: p(proj)}},
 		{"stale path whose tail is missing is blocked", "grep", p("/old/home/proj/nope"), projHost,
 			want{block: "missing", contains: []string{"/old/home/proj/nope (from \"/old/home/proj/nope\")"}}},
 		{"stale path with no shared component is blocked", "grep", p("/a/b/c"), projHost, want{block: "missing"}},
@@ -170,7 +170,7 @@ func TestPrecheckOtherStatErrorsPass(t *testing.T) {
 		errors.New("something else"),
 	}
 	for _, e := range errs {
-		got, err := precheck("grep", map[string]any{"path": "locked/x"}, Host{Flavor: "v1", Directory: "/r", Cwd: "/r"},
+		got, err := precheck("grep", map[string]any{"path": "locked/x"}, Host{Generation: "v1", Directory: "/r", Cwd: "/r"},
 			func(string) (fs.FileInfo, error) { return nil, e })
 		if got.Block != "" || got.Args != nil || err == nil || !errors.Is(err, e) {
 			t.Fatalf("%v: got %+v, %v; want pass with the error reported", e, got, err)
@@ -183,7 +183,7 @@ func TestPrecheckOtherStatErrorsPass(t *testing.T) {
 		mkfile(t, filepath.Join(locked, "x"))
 		os.Chmod(locked, 0)
 		defer os.Chmod(locked, 0o755)
-		got, err := Precheck("grep", map[string]any{"path": "locked/x"}, Host{Flavor: "v1", Directory: dir, Cwd: dir})
+		got, err := Precheck("grep", map[string]any{"path": "locked/x"}, Host{Generation: "v1", Directory: dir, Cwd: dir})
 		if got.Block != "" || err == nil {
 			t.Fatalf("real EACCES: got %+v, %v", got, err)
 		}
@@ -207,7 +207,7 @@ func TestResolvePathWin32(t *testing.T) {
 		{"v1", "glob", `D:\workspace`, `D:\workspace`, `sub\dir\`, `D:\workspace\sub\dir`},
 	}
 	for _, tc := range tests {
-		if got := ResolvePath(w, tc.gen, tc.tool, tc.dir, tc.cwd, tc.raw); got != tc.want {
+		if got := resolvePath(w, tc.gen, tc.tool, tc.dir, tc.cwd, tc.raw); got != tc.want {
 			t.Errorf("%s %s %q: %q, want %q", tc.gen, tc.tool, tc.raw, got, tc.want)
 		}
 	}
@@ -228,7 +228,7 @@ func TestPrecheckWin32(t *testing.T) {
 		_ = isDir
 		return nil, nil
 	}
-	h := Host{Flavor: "v1", Platform: "win32", Directory: `D:\workspace`, Worktree: `D:\workspace`, Cwd: `D:\workspace`}
+	h := Host{Generation: "v1", Platform: "win32", Directory: `D:\workspace`, Cwd: `D:\workspace`}
 	tests := []struct {
 		tool string
 		raw  string
@@ -271,7 +271,7 @@ func FuzzPrecheck(f *testing.F) {
 		if realDir {
 			directory = dir
 		}
-		h := Host{Flavor: gen, Platform: platform, Directory: directory, Cwd: dir}
+		h := Host{Generation: gen, Platform: platform, Directory: directory, Cwd: dir}
 		for _, args := range []map[string]any{{"path": path}, {"path": []any{path}}, nil} {
 			got, _ := Precheck(tool, args, h)
 			if got.Block != "" && !strings.HasPrefix(got.Block, missingPrefix) && !strings.HasPrefix(got.Block, invalidPrefix) {
