@@ -129,7 +129,7 @@ func block(msg string, notes []string) protocol.Response {
 // loopTool is the name the loop guard sees: v2 hosts call delegation
 // "subagent", which is the v1 "task" tool and exempt like it.
 func loopTool(req *protocol.Request) string {
-	if req.Host.Flavor == "v2" && strings.EqualFold(req.Tool, "subagent") {
+	if req.Host.Generation == "v2" && strings.EqualFold(req.Tool, "subagent") {
 		return "task"
 	}
 	return req.Tool

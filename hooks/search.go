@@ -11,7 +11,7 @@ import (
 // blocks the call.
 func SearchPrecheck(tool string, args map[string]any, h protocol.Host) (SearchOutcome, error) {
 	out, err := search.Precheck(tool, args, search.Host{
-		Generation: h.Flavor,
+		Generation: h.Generation,
 		Platform:   h.Platform,
 		Directory:  h.Directory,
 		Cwd:        h.Cwd,

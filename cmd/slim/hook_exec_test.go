@@ -61,12 +61,34 @@ func runHookBin(t *testing.T, bin, state, phase string, req any) protocol.Respon
 		t.Errorf("slim hook %s: %v", phase, err)
 		return protocol.Response{}
 	}
-	r, err := protocol.DecodeResponse(out)
+	r, err := decodeResponse(out)
 	if err != nil {
 		t.Errorf("slim hook %s: %v", phase, err)
 		return protocol.Response{}
 	}
 	return *r
+}
+
+// decodeResponse reads a hook response strictly and checks it:
+// one object with known fields only, numbers as written, this protocol
+// version and one of the four actions.
+func decodeResponse(data []byte) (*protocol.Response, error) {
+	dec := json.NewDecoder(bytes.NewReader(data))
+	dec.UseNumber()
+	dec.DisallowUnknownFields()
+	var r protocol.Response
+	if err := dec.Decode(&r); err != nil {
+		return nil, fmt.Errorf("hook response: %w", err)
+	}
+	if r.V != protocol.Version {
+		return nil, fmt.Errorf("hook response: v%d, want v%d", r.V, protocol.Version)
+	}
+	switch r.Action {
+	case protocol.Pass, protocol.Mutate, protocol.Block, protocol.Append:
+	default:
+		return nil, fmt.Errorf("hook response: unknown action %q", r.Action)
+	}
+	return &r, nil
 }
 
 // B20: every phase a separate process, parallel calls on one session: no
@@ -222,7 +244,7 @@ func TestHookOversizeRequest(t *testing.T) {
 			}
 			continue
 		}
-		r, err := protocol.DecodeResponse(out)
+		r, err := decodeResponse(out)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -259,7 +281,7 @@ func TestHookBudgetFollowsThePluginTimeout(t *testing.T) {
 		action  protocol.Action
 	}{{"1", protocol.Block}, {"60000", protocol.Mutate}} {
 		out, code := runHookRaw(t, bin, t.TempDir(), req, "SLIM_HOOK_TIMEOUT_MS="+c.timeout)
-		r, err := protocol.DecodeResponse(out)
+		r, err := decodeResponse(out)
 		if code != 0 || err != nil {
 			t.Fatalf("timeout %s: exit %d, %v: %s", c.timeout, code, err, out)
 		}

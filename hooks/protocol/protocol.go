@@ -26,9 +26,10 @@ func (p Phase) Valid() bool { return p == Before || p == After || p == Event }
 
 // Host describes the host process that sent a request.
 type Host struct {
-	// Flavor is the host generation, "v1" or "v2"; it picks join or resolve
-	// in the search path pre-check. Empty means v1.
-	Flavor string `json:"flavor,omitempty"`
+	// Generation is the host generation, "v1" or "v2" (the wire field
+	// "flavor"); it picks join or resolve in the search path pre-check.
+	// Empty means v1.
+	Generation string `json:"flavor,omitempty"`
 	// Platform is Node's process.platform; "win32" selects Windows path
 	// rules, anything else posix.
 	Platform  string `json:"platform,omitempty"`
@@ -250,7 +251,7 @@ func Decode(data []byte) (*Request, error) {
 	if req.Phase != "" && !req.Phase.Valid() {
 		return nil, reqErr("phase %q is not one of before, after, event", req.Phase)
 	}
-	if f := req.Host.Flavor; f != "" && f != "v1" && f != "v2" {
+	if f := req.Host.Generation; f != "" && f != "v1" && f != "v2" {
 		return nil, reqErr("host.flavor %q is not one of v1, v2", f)
 	}
 	return req, nil
@@ -293,7 +294,7 @@ func decodeHost(val any, h *Host) error {
 	return stringFields(val, "host", "flavor, platform, directory, worktree, cwd, serverUrl", func(k string) *string {
 		switch k {
 		case "flavor":
-			return &h.Flavor
+			return &h.Generation
 		case "platform":
 			return &h.Platform
 		case "directory":
@@ -446,24 +447,4 @@ func Encode(w io.Writer, v any) error {
 		return fmt.Errorf("encode hook message: %w", err)
 	}
 	return nil
-}
-
-// DecodeResponse parses a response (for the plugin's side and for tests).
-func DecodeResponse(data []byte) (*Response, error) {
-	dec := json.NewDecoder(bytes.NewReader(data))
-	dec.UseNumber()
-	dec.DisallowUnknownFields()
-	var r Response
-	if err := dec.Decode(&r); err != nil {
-		return nil, fmt.Errorf("hook response: %w", err)
-	}
-	if r.V != Version {
-		return nil, fmt.Errorf("hook response: v%d, want v%d", r.V, Version)
-	}
-	switch r.Action {
-	case Pass, Mutate, Block, Append:
-	default:
-		return nil, fmt.Errorf("hook response: unknown action %q", r.Action)
-	}
-	return &r, nil
 }
