@@ -87,6 +87,19 @@ type Result struct {
 	Diff string `json:"-"`
 }
 
+// Repair is one normalisation or rescue step, reported in --json. Kind is
+// one of patch_eol, heredoc, apply_patch_prefix, code_fence, padded_marker,
+// padded_header, missing_chunk_header, blank_context_line (accepted variants
+// of the format), context_not_found, unified_diff_header (an @@ line that
+// names nothing in the file, dropped), nested_context (stacked @@ lines read
+// as nested narrowing), absolute_path, self_move_dropped, same_path_merged
+// (paths and hunks normalised) and host_eol (CRs kept inside the lines so
+// that the host writes CRLF).
+type Repair struct {
+	Kind string `json:"kind"`
+	Line int    `json:"line,omitempty"` // 1-based line of the input patch
+}
+
 // FileReport describes one file the patch touches.
 type FileReport struct {
 	Path         string `json:"path"`

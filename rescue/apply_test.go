@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/slimgate/slim/internal/slimerr"
+	"github.com/slimgate/slim/rescue/internal/patch"
 	"github.com/slimgate/slim/worktree"
 )
 
@@ -240,15 +241,15 @@ func TestHardLinksAreOneFile(t *testing.T) {
 	if err := os.Link(filepath.Join(e.dir, "a.txt"), filepath.Join(e.dir, "b.txt")); err != nil {
 		t.Skip(err)
 	}
-	patch := wrap("*** Update File: a.txt\n@@\n-1\n+one\n*** Update File: b.txt\n@@\n-3\n+three\n")
-	res, err := e.process(patch, false)
+	text := wrap("*** Update File: a.txt\n@@\n-1\n+one\n*** Update File: b.txt\n@@\n-3\n+three\n")
+	res, err := e.process(text, false)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if strings.Contains(*res.PatchText, "b.txt") || !hasRepair(res.Repairs, RepairSamePathMerged) {
+	if strings.Contains(*res.PatchText, "b.txt") || !hasRepair(res.Repairs, patch.RepairSamePathMerged) {
 		t.Errorf("not merged:\n%s", *res.PatchText)
 	}
-	if _, err := e.process(patch, true); err != nil {
+	if _, err := e.process(text, true); err != nil {
 		t.Fatal(err)
 	}
 	// Apply replaces the name it patched with a new file (an atomic rename);
@@ -301,11 +302,11 @@ func TestLinkDeleteMoveRefused(t *testing.T) {
 	}
 }
 
-// resolved parses patch and resolves it against the files in dir, so a test
+// resolved parses body and resolves it against the files in dir, so a test
 // can change the tree between the resolve and the apply.
-func resolved(t *testing.T, dir, patch string) (*world, *resolution) {
+func resolved(t *testing.T, dir, body string) (*world, *resolution) {
 	t.Helper()
-	p, err := Parse([]byte(wrap(patch)))
+	p, err := patch.Parse([]byte(wrap(body)))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/slimgate/slim/internal/slimerr"
+	"github.com/slimgate/slim/rescue/internal/patch"
 )
 
 // specCase is one behaviour case of rescue.md section 3, with the outcome
@@ -189,36 +190,36 @@ func specCases() []specCase {
 		{name: "P01", files: abc, patch: upd, decision: DecisionUnchanged, want: aBc},
 		{name: "P02", files: abc, raw: true, patch: wrap(upd) + "\n\n", decision: DecisionUnchanged, want: aBc},
 		{name: "P02-no-final-lf", files: abc, raw: true, patch: strings.TrimSuffix(wrap(upd), "\n"), decision: DecisionUnchanged, want: aBc},
-		{name: "P03", files: abc, raw: true, patch: "cat <<'PATCH'\n" + wrap(upd) + "PATCH\n", decision: DecisionRewrite, repairs: []string{RepairHeredoc}, want: aBc},
-		{name: "P03-crlf", files: abc, raw: true, patch: strings.ReplaceAll("cat <<'PATCH'\n"+wrap(upd)+"PATCH\n", "\n", "\r\n"), decision: DecisionRewrite, repairs: []string{RepairHeredoc, RepairPatchEOL}, want: aBc},
-		{name: "P04", files: abc, raw: true, patch: "<<\"EOF'\n" + wrap(upd) + "EOF", decision: DecisionRewrite, repairs: []string{RepairHeredoc}, want: aBc},
-		{name: "P05", files: abc, raw: true, patch: "apply_patch <<'EOF'\n" + wrap(upd) + "EOF\n", decision: DecisionRewrite, repairs: []string{RepairApplyPatchPrefix}, want: aBc},
-		{name: "P06", files: abc, raw: true, patch: "```\n" + wrap(upd) + "```\n", decision: DecisionRewrite, repairs: []string{RepairCodeFence}, want: aBc},
+		{name: "P03", files: abc, raw: true, patch: "cat <<'PATCH'\n" + wrap(upd) + "PATCH\n", decision: DecisionRewrite, repairs: []string{patch.RepairHeredoc}, want: aBc},
+		{name: "P03-crlf", files: abc, raw: true, patch: strings.ReplaceAll("cat <<'PATCH'\n"+wrap(upd)+"PATCH\n", "\n", "\r\n"), decision: DecisionRewrite, repairs: []string{patch.RepairHeredoc, patch.RepairPatchEOL}, want: aBc},
+		{name: "P04", files: abc, raw: true, patch: "<<\"EOF'\n" + wrap(upd) + "EOF", decision: DecisionRewrite, repairs: []string{patch.RepairHeredoc}, want: aBc},
+		{name: "P05", files: abc, raw: true, patch: "apply_patch <<'EOF'\n" + wrap(upd) + "EOF\n", decision: DecisionRewrite, repairs: []string{patch.RepairApplyPatchPrefix}, want: aBc},
+		{name: "P06", files: abc, raw: true, patch: "```\n" + wrap(upd) + "```\n", decision: DecisionRewrite, repairs: []string{patch.RepairCodeFence}, want: aBc},
 		{name: "P07", files: abc, raw: true, patch: wrap(upd) + "garbage\n", errKind: V, errSub: "apply_patch validation failed: Invalid patch format: unexpected line after End Patch: garbage"},
 		{name: "P08", files: map[string]string{"f.txt": "one\n"}, raw: true, patch: " *** Begin Patch\n*** Update File: f.txt\n@@\n-one\n+two\n*** End Patch \n", decision: DecisionUnchanged, want: map[string]string{"f.txt": "two\n"}},
-		{name: "P09", files: map[string]string{"f.txt": "one\n"}, raw: true, patch: "*** Begin Patch \n*** Update File: f.txt\n@@\n-one\n+two\n *** End Patch\n", decision: DecisionRewrite, repairs: []string{RepairPaddedMarker}, want: map[string]string{"f.txt": "two\n"}},
-		{name: "P11", files: map[string]string{"foo.txt": "x\n"}, patch: "  *** Update File: foo.txt\n@@\n-x\n+y\n", decision: DecisionRewrite, repairs: []string{RepairPaddedHeader}, outSub: []string{"\n*** Update File: foo.txt\n"}, want: map[string]string{"foo.txt": "y\n"}},
+		{name: "P09", files: map[string]string{"f.txt": "one\n"}, raw: true, patch: "*** Begin Patch \n*** Update File: f.txt\n@@\n-one\n+two\n *** End Patch\n", decision: DecisionRewrite, repairs: []string{patch.RepairPaddedMarker}, want: map[string]string{"f.txt": "two\n"}},
+		{name: "P11", files: map[string]string{"foo.txt": "x\n"}, patch: "  *** Update File: foo.txt\n@@\n-x\n+y\n", decision: DecisionRewrite, repairs: []string{patch.RepairPaddedHeader}, outSub: []string{"\n*** Update File: foo.txt\n"}, want: map[string]string{"foo.txt": "y\n"}},
 		{name: "P12", files: abc, patch: "*** Frobnicate File: foo\n", errKind: V, errSub: "unexpected line between hunks: *** Frobnicate File: foo"},
 		{name: "P13", files: abc, patch: "*** Delete File: a.txt\n+ghost\n", errKind: V, errSub: "unexpected line between hunks: +ghost"},
 		{name: "P14", files: abc, patch: "*** Update File: a.txt\n", errKind: V, errSub: "Invalid patch format: Update File is missing @@ chunk body: a.txt"},
 		{name: "P15", files: abc, patch: "*** Update File: a.txt\n@@\n a\ngarbage\n-b\n+B\n", errKind: V, errSub: "unexpected line in patch chunk: garbage"},
 		{name: "P16", files: abc, patch: "*** Add File: n.txt\n+fresh\ngarbage\n", errKind: V, errSub: "unexpected line in Add File body: garbage"},
-		{name: "P17", files: map[string]string{"a.txt": "a\n\nb\n"}, patch: "*** Update File: a.txt\n@@\n a\n\n-b\n+B\n", decision: DecisionRewrite, repairs: []string{RepairBlankContextLine}, outSub: []string{"\n a\n \n-b\n+B\n"}, want: map[string]string{"a.txt": "a\n\nB\n"}},
-		{name: "P18", files: map[string]string{"f.py": "import foo\n"}, patch: "*** Update File: f.py\n import foo\n+bar\n", decision: DecisionRewrite, repairs: []string{RepairMissingChunkHead}, outSub: []string{"@@\n import foo\n+bar\n"}, want: map[string]string{"f.py": "import foo\nbar\n"}},
-		{name: "P19", files: map[string]string{"a.txt": "a\nb\n"}, patch: "*** Update File: a.txt\n@@\n a\n-b\n+B\n*** End of File \n", decision: DecisionRewrite, repairs: []string{RepairPaddedMarker}, want: map[string]string{"a.txt": "a\nB\n"}},
+		{name: "P17", files: map[string]string{"a.txt": "a\n\nb\n"}, patch: "*** Update File: a.txt\n@@\n a\n\n-b\n+B\n", decision: DecisionRewrite, repairs: []string{patch.RepairBlankContextLine}, outSub: []string{"\n a\n \n-b\n+B\n"}, want: map[string]string{"a.txt": "a\n\nB\n"}},
+		{name: "P18", files: map[string]string{"f.py": "import foo\n"}, patch: "*** Update File: f.py\n import foo\n+bar\n", decision: DecisionRewrite, repairs: []string{patch.RepairMissingChunkHead}, outSub: []string{"@@\n import foo\n+bar\n"}, want: map[string]string{"f.py": "import foo\nbar\n"}},
+		{name: "P19", files: map[string]string{"a.txt": "a\nb\n"}, patch: "*** Update File: a.txt\n@@\n a\n-b\n+B\n*** End of File \n", decision: DecisionRewrite, repairs: []string{patch.RepairPaddedMarker}, want: map[string]string{"a.txt": "a\nB\n"}},
 		{name: "P20", files: abc, raw: true, patch: "*** Begin Patch\n*** End Patch\n", errKind: V, errSub: "apply_patch validation failed: empty patch"},
 		{name: "P20-no-hunks", files: abc, raw: true, patch: "*** Begin Patch\n\n*** End Patch\n", errKind: V, errSub: "no hunks found"},
 		{name: "P21", files: nil, patch: "*** Add File:e.txt\n+a\n", decision: DecisionUnchanged, want: map[string]string{"e.txt": "a\n"}},
 		{name: "P22", files: abc, patch: "*** Update File: a.txt\n*** Move to:\n@@\n-b\n+B\n", errKind: V, errSub: "unexpected line between hunks: *** Update File: a.txt"},
 		{name: "P23", files: map[string]string{"a.txt": "ctx\nb\n"}, patch: "*** Update File: a.txt\n@@ctx\n-b\n+B\n", decision: DecisionUnchanged, want: map[string]string{"a.txt": "ctx\nB\n"}},
 		{name: "P24", files: map[string]string{"a.py": "x\n  def f():\n    return 1\n"}, patch: "*** Update File: a.py\n@@   def f():\n-    return 1\n+    return 2\n", decision: DecisionUnchanged, want: map[string]string{"a.py": "x\n  def f():\n    return 2\n"}},
-		{name: "P25", files: abc, patch: "*** Update File: a.txt\n@@ -1,3 +1,3 @@\n a\n-b\n+B\n c\n", decision: DecisionRewrite, repairs: []string{RepairUnifiedDiffHeader}, want: aBc},
+		{name: "P25", files: abc, patch: "*** Update File: a.txt\n@@ -1,3 +1,3 @@\n a\n-b\n+B\n c\n", decision: DecisionRewrite, repairs: []string{patch.RepairUnifiedDiffHeader}, want: aBc},
 		{name: "missing-markers", files: abc, raw: true, patch: "*** Update File: a.txt\n", errKind: V, errSub: "Invalid patch format: missing Begin/End markers"},
 		{name: "before-begin", files: abc, raw: true, patch: "hello\n" + wrap(upd), errKind: V, errSub: "unexpected line before Begin Patch: hello"},
 		{name: "update-body-junk", files: abc, patch: "*** Update File: a.txt\njunk\n", errKind: V, errSub: "unexpected line in update body: junk"},
 
 		// 3B. Paths and containment.
-		{name: "G01", files: map[string]string{"sample.txt": "alpha\nbeta\n"}, patch: "*** Update File: <root>/sample.txt\n@@\n-alpha\n+omega\n", decision: DecisionRewrite, repairs: []string{RepairAbsolutePath}, outSub: []string{"*** Update File: sample.txt\n"}, want: map[string]string{"sample.txt": "omega\nbeta\n"}},
+		{name: "G01", files: map[string]string{"sample.txt": "alpha\nbeta\n"}, patch: "*** Update File: <root>/sample.txt\n@@\n-alpha\n+omega\n", decision: DecisionRewrite, repairs: []string{patch.RepairAbsolutePath}, outSub: []string{"*** Update File: sample.txt\n"}, want: map[string]string{"sample.txt": "omega\nbeta\n"}},
 		{name: "G02", patch: "*** Add File: <root>/added.txt\n+fresh\n", decision: DecisionRewrite, outSub: []string{"*** Add File: added.txt\n+fresh\n"}, want: map[string]string{"added.txt": "fresh\n"}},
 		{name: "G03", files: map[string]string{"before.txt": "alpha\nbeta\n"}, patch: "*** Update File: before.txt\n*** Move to: <root>/nested/after.txt\n@@\n alpha\n-beta\n+BETA\n", decision: DecisionRewrite, outSub: []string{"*** Move to: nested/after.txt\n"}, want: map[string]string{"before.txt": absent, "nested/after.txt": "alpha\nBETA\n"}},
 		{name: "G05", patch: "*** Add File: <root>\n+x\n", errKind: X, errSub: "Add File target already exists: <root>"},
@@ -262,7 +263,7 @@ func specCases() []specCase {
 		{name: "I21", files: map[string]string{"a.txt": "a\nb\nc\nd\n"}, patch: "*** Update File: a.txt\n@@\n-c\n+C\n@@\n-a\n+A\n", errKind: X, errSub: "Failed to find expected lines in <root>/a.txt:\na"},
 
 		// 3F. EOL, final newline, encoding.
-		{name: "E01", files: map[string]string{"a.txt": "alpha\r\nbeta\r\ngamma\r\n"}, patch: "*** Update File: a.txt\n@@\n alpha\n-beta\n+BETA\n gamma\n", decision: DecisionRewrite, repairs: []string{RepairHostEOL}, outSub: []string{" alpha\r\n-beta\r\n+BETA\r\n gamma\r\n"}, want: map[string]string{"a.txt": "alpha\r\nBETA\r\ngamma\r\n"}},
+		{name: "E01", files: map[string]string{"a.txt": "alpha\r\nbeta\r\ngamma\r\n"}, patch: "*** Update File: a.txt\n@@\n alpha\n-beta\n+BETA\n gamma\n", decision: DecisionRewrite, repairs: []string{patch.RepairHostEOL}, outSub: []string{" alpha\r\n-beta\r\n+BETA\r\n gamma\r\n"}, want: map[string]string{"a.txt": "alpha\r\nBETA\r\ngamma\r\n"}},
 		{name: "E03", files: map[string]string{"a.txt": "alpha\nbeta"}, patch: "*** Update File: a.txt\n@@\n alpha\n-beta\n+omega\n", rewriteErr: "Cannot express this patch so that the host writes the intended text in <root>/a.txt", want: map[string]string{"a.txt": "alpha\nomega"}},
 		{name: "E04", files: map[string]string{"a.txt": "a\r\nb\nc\n"}, patch: "*** Update File: a.txt\n@@\n a\n-b\n+B\n c\n", want: map[string]string{"a.txt": "a\r\nB\nc\n"}},
 		{name: "E05", files: map[string]string{"a.txt": "a\rb\rc\r"}, patch: "*** Update File: a.txt\n@@\n a\n-b\n+B\n c\n", rewriteErr: "lone CR", want: map[string]string{"a.txt": "a\rB\rc\r"}},
@@ -273,7 +274,7 @@ func specCases() []specCase {
 		{name: "non-utf8", files: map[string]string{"b.txt": "caf\xe9\n"}, patch: "*** Update File: b.txt\n@@\n-x\n+b\n", errKind: X, errSub: "Refusing binary or non-UTF-8 file"},
 
 		// 3G. Multiple hunks, Add, Delete, Move.
-		{name: "H01", files: map[string]string{"a.txt": "alpha\nbeta\ngamma\ndelta\n"}, patch: "*** Update File: a.txt\n@@\n alpha\n-beta\n+BETA\n gamma\n*** Update File: a.txt\n@@\n gamma\n-delta\n+DELTA\n", decision: DecisionRewrite, repairs: []string{RepairSamePathMerged}, outSub: []string{"@@ alpha\n-beta\n+BETA\n@@ gamma\n-delta\n+DELTA\n"}, want: map[string]string{"a.txt": "alpha\nBETA\ngamma\nDELTA\n"}},
+		{name: "H01", files: map[string]string{"a.txt": "alpha\nbeta\ngamma\ndelta\n"}, patch: "*** Update File: a.txt\n@@\n alpha\n-beta\n+BETA\n gamma\n*** Update File: a.txt\n@@\n gamma\n-delta\n+DELTA\n", decision: DecisionRewrite, repairs: []string{patch.RepairSamePathMerged}, outSub: []string{"@@ alpha\n-beta\n+BETA\n@@ gamma\n-delta\n+DELTA\n"}, want: map[string]string{"a.txt": "alpha\nBETA\ngamma\nDELTA\n"}},
 		{name: "H02", files: map[string]string{"a.txt": "alpha\nbeta\ngamma\n"}, patch: "*** Update File: a.txt\n@@\n alpha\n-beta\n+BETA\n gamma\n*** Update File: a.txt\n@@\n alpha\n-BETA\n+BETA!\n gamma\n", decision: DecisionRewrite, outSub: []string{"@@ alpha\n-beta\n+BETA!\n"}, want: map[string]string{"a.txt": "alpha\nBETA!\ngamma\n"}},
 		{name: "H03", files: map[string]string{"a.txt": "one\ntwo\nthree\nfour\nfive\n"}, patch: "*** Update File: a.txt\n@@\n-two\n+TWO\n*** Update File: a.txt\n@@\n-four\n+FOUR\n", want: map[string]string{"a.txt": "one\nTWO\nthree\nFOUR\nfive\n"}},
 		{name: "H06", files: abc, patch: "*** Update File: a.txt\n@@\n-b\n+B\n*** Update File: a.txt\n@@\n-b\n+Z\n", errKind: X, errSub: "Failed to find expected lines in <root>/a.txt:\nb"},
@@ -296,7 +297,7 @@ func specCases() []specCase {
 		{name: "H22-twice", files: map[string]string{"a.txt": "x\n"}, patch: "*** Delete File: a.txt\n*** Delete File: a.txt\n", errKind: X, errSub: "Failed to read file to delete: <root>/a.txt"},
 		{name: "H23", files: map[string]string{"dir/f.txt": "x\n"}, patch: "*** Delete File: dir\n", errKind: X, errSub: "Failed to read file to delete: <root>/dir"},
 		{name: "H24", patch: "*** Update File: missing.txt\n@@\n-x\n+y\n", errKind: X, errSub: "Failed to read file to update: <root>/missing.txt"},
-		{name: "H25", files: abc, patch: "*** Update File: a.txt\n*** Move to: a.txt\n@@\n a\n-b\n+B\n c\n", decision: DecisionRewrite, repairs: []string{RepairSelfMoveDropped}, want: aBc},
+		{name: "H25", files: abc, patch: "*** Update File: a.txt\n*** Move to: a.txt\n@@\n a\n-b\n+B\n c\n", decision: DecisionRewrite, repairs: []string{patch.RepairSelfMoveDropped}, want: aBc},
 		{name: "H26", files: map[string]string{"a.txt": "a\nb\nc\nd\n"}, patch: "*** Update File: a.txt\n@@\n-b\n+B\n*** Update File: ./a.txt\n@@\n-d\n+D\n", decision: DecisionRewrite, outSub: []string{"*** Update File: a.txt\n@@"}, want: map[string]string{"a.txt": "a\nB\nc\nD\n"}},
 		{name: "H27", files: map[string]string{"u.txt": "u\n", "d.txt": "d\n"}, patch: "*** Update File: u.txt\n@@\n-u\n+U\n*** Add File: n.txt\n+n\n*** Delete File: d.txt\n", decision: DecisionUnchanged, want: map[string]string{"u.txt": "U\n", "n.txt": "n\n", "d.txt": absent}},
 		{name: "H28", patch: "*** Add File: created.txt\n+x\n*** Update File: missing.txt\n@@\n-x\n+y\n", errKind: X, errSub: "Failed to read file to update", want: map[string]string{"created.txt": absent}},
@@ -304,7 +305,7 @@ func specCases() []specCase {
 		// More end-to-end cases.
 		{name: "H05", files: map[string]string{"a.txt": "a\nb\nc\nd\ne\n"}, patch: "*** Update File: a.txt\n@@\n-b\n+B\n*** Update File: a.txt\n@@\n-d\n+D\n", decision: DecisionRewrite, outSub: []string{"@@ a\n-b\n+B\n@@ c\n-d\n+D\n"}, want: map[string]string{"a.txt": "a\nB\nc\nD\ne\n"}},
 		{name: "H13", files: map[string]string{"before.txt": "alpha\nbeta\ngamma\n"}, patch: "*** Update File: before.txt\n*** Move to: nested/after.txt\n@@\n alpha\n*** Update File: nested/after.txt\n@@\n alpha\n-beta\n+BETA\n", decision: DecisionRewrite, outSub: []string{"*** Move to: nested/after.txt\n@@ alpha\n-beta\n+BETA\n"}, want: map[string]string{"nested/after.txt": "alpha\nBETA\ngamma\n", "before.txt": absent}},
-		{name: "E02-variant", files: map[string]string{"a.txt": "top\r\nprefix\r\n  old-value\r\nsuffix\r\nkeep\r\ntail-old\r\n"}, patch: "*** Update File: a.txt\n@@ top\n prefix\n-old-value\n+new-value\n suffix\n@@\n keep\n-tail-old\n+tail-new\n", decision: DecisionRewrite, repairs: []string{RepairHostEOL}, want: map[string]string{"a.txt": "top\r\nprefix\r\nnew-value\r\nsuffix\r\nkeep\r\ntail-new\r\n"}},
+		{name: "E02-variant", files: map[string]string{"a.txt": "top\r\nprefix\r\n  old-value\r\nsuffix\r\nkeep\r\ntail-old\r\n"}, patch: "*** Update File: a.txt\n@@ top\n prefix\n-old-value\n+new-value\n suffix\n@@\n keep\n-tail-old\n+tail-new\n", decision: DecisionRewrite, repairs: []string{patch.RepairHostEOL}, want: map[string]string{"a.txt": "top\r\nprefix\r\nnew-value\r\nsuffix\r\nkeep\r\ntail-new\r\n"}},
 		{name: "E-crlf-add-eof", files: map[string]string{"a.txt": "a\r\nb\r\n"}, patch: "*** Update File: a.txt\n@@\n+c\n*** End of File\n", decision: DecisionRewrite, want: map[string]string{"a.txt": "a\r\nb\r\nc\r\n"}},
 		{name: "E-bom-crlf", files: map[string]string{"a.txt": "\uFEFFa\r\nb\r\n"}, patch: "*** Update File: a.txt\n@@\n-a\n+A\n", decision: DecisionRewrite, want: map[string]string{"a.txt": "\uFEFFA\r\nb\r\n"}},
 		{name: "E-no-final-newline-add", files: map[string]string{"a.txt": "a"}, patch: "*** Update File: a.txt\n@@\n a\n+b\n", rewriteErr: "does not end with a newline", want: map[string]string{"a.txt": "a\nb"}},
@@ -317,7 +318,7 @@ func specCases() []specCase {
 		{name: "R06-variant", files: map[string]string{"a.txt": "left\n  old\nright\nsep\nleft\n  old\nright\n"}, patch: "*** Update File: a.txt\n@@ sep\n left\n-old\n+new\n right\n", decision: DecisionRewrite, want: map[string]string{"a.txt": "left\n  old\nright\nsep\nleft\nnew\nright\n"}},
 		{name: "R07-variant", files: map[string]string{"a.txt": "left\n  old\nright\nmid\nleft\n  old\nright\n"}, patch: "*** Update File: a.txt\n@@\n-mid\n+MID\n@@\n left\n-old\n+new\n right\n", decision: DecisionRewrite, want: map[string]string{"a.txt": "left\n  old\nright\nMID\nleft\nnew\nright\n"}},
 		{name: "R18", files: map[string]string{"a.txt": "h\na\n    b\nc\nd\nt\n"}, patch: "*** Update File: a.txt\n@@\n a\n b\n-c\n+C\n d\n", decision: DecisionRewrite, want: map[string]string{"a.txt": "h\na\n    b\nC\nd\nt\n"}},
-		{name: "context-not-found", files: map[string]string{"a.txt": "a\nb\n"}, patch: "*** Update File: a.txt\n@@ def gone():\n-b\n+B\n", decision: DecisionRewrite, repairs: []string{RepairContextNotFound}, outSub: []string{"*** Update File: a.txt\n@@\n-b\n+B\n"}, want: map[string]string{"a.txt": "a\nB\n"}},
+		{name: "context-not-found", files: map[string]string{"a.txt": "a\nb\n"}, patch: "*** Update File: a.txt\n@@ def gone():\n-b\n+B\n", decision: DecisionRewrite, repairs: []string{patch.RepairContextNotFound}, outSub: []string{"*** Update File: a.txt\n@@\n-b\n+B\n"}, want: map[string]string{"a.txt": "a\nB\n"}},
 		{name: "move-unchanged-content", files: map[string]string{"a.txt": "one\n"}, patch: "*** Update File: a.txt\n*** Move to: b.txt\n@@\n one\n", decision: DecisionUnchanged, want: map[string]string{"a.txt": absent, "b.txt": "one\n"}},
 		{name: "update-then-delete", files: map[string]string{"a.txt": "one\n"}, patch: "*** Update File: a.txt\n@@\n-one\n+two\n*** Delete File: a.txt\n", decision: DecisionRewrite, outSub: []string{"*** Begin Patch\n*** Delete File: a.txt\n*** End Patch"}, want: map[string]string{"a.txt": absent}},
 		{name: "fifo-not-regular", files: map[string]string{"d/x": "x\n"}, patch: "*** Update File: d\n@@\n-x\n+y\n", errKind: X, errSub: "Failed to read file to update: <root>/d"},
@@ -329,7 +330,7 @@ func specCases() []specCase {
 		{name: "I15", files: map[string]string{"a.txt": "x\ny\n"}, patch: "*** Update File: a.txt\n@@\n-x\n+X\n*** End of File\n", decision: DecisionRewrite, outSub: []string{"-x\n+X\n*** End Patch"}, want: map[string]string{"a.txt": "X\ny\n"}},
 		{name: "I16", files: map[string]string{"a.txt": "alpha\n\n"}, patch: "*** Update File: a.txt\n@@\n-alpha\n+omega\n \n", rewriteErr: "blank line", want: map[string]string{"a.txt": "omega\n\n"}},
 		{name: "I17-spec", files: map[string]string{"a.txt": "alpha\n"}, patch: "*** Update File: a.txt\n@@\n-alpha\n-\n+omega\n+\n", decision: DecisionRewrite, want: map[string]string{"a.txt": "omega\n"}},
-		{name: "nested-rewritten", files: map[string]string{"a.py": "class A:\n    def f():\n        old  \n"}, patch: "*** Update File: a.py\n@@ class A:\n@@     def f():\n-        old\n+        new\n", decision: DecisionRewrite, repairs: []string{RepairNestedContext}, outSub: []string{"@@ class A:\n@@     def f():\n-        old  \n+        new\n"}, want: map[string]string{"a.py": "class A:\n    def f():\n        new\n"}},
+		{name: "nested-rewritten", files: map[string]string{"a.py": "class A:\n    def f():\n        old  \n"}, patch: "*** Update File: a.py\n@@ class A:\n@@     def f():\n-        old\n+        new\n", decision: DecisionRewrite, repairs: []string{patch.RepairNestedContext}, outSub: []string{"@@ class A:\n@@     def f():\n-        old  \n+        new\n"}, want: map[string]string{"a.py": "class A:\n    def f():\n        new\n"}},
 		// 3H. Fail modes.
 		{name: "K03", files: map[string]string{"a.txt": "present\n"}, patch: "*** Update File: a.txt\n@@\n-missing\n+x\n", errKind: X, errSub: "apply_patch verification failed: Failed to find expected lines"},
 		{name: "K08", files: abc, patch: upd, decision: DecisionUnchanged, want: aBc},

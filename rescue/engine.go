@@ -12,6 +12,7 @@ import (
 
 	"github.com/slimgate/slim/internal/safefs"
 	"github.com/slimgate/slim/internal/slimerr"
+	"github.com/slimgate/slim/rescue/internal/patch"
 	"github.com/slimgate/slim/worktree"
 	"github.com/slimgate/slim/worktree/hostpath"
 )
@@ -227,7 +228,7 @@ func (w *world) treeErr(physical string, err error) error {
 // tooLarge refuses a target above the size limit before reading it whole.
 func tooLarge(physical string, limit int64) error {
 	return &slimerr.Error{Kind: slimerr.Validation, Code: slimerr.CodeTooLarge,
-		Message: fmt.Sprintf(validationPrefix+"%s is larger than %d MiB, the largest file slim reads; edit it another way", physical, limit>>20)}
+		Message: fmt.Sprintf(patch.ValidationPrefix+"%s is larger than %d MiB, the largest file slim reads; edit it another way", physical, limit>>20)}
 }
 
 // key returns the slot key of an inside verdict's physical path: existing
@@ -286,9 +287,9 @@ type lineage struct {
 	hunks int // hunks that touched it
 	// For a lineage touched by exactly one Update: that hunk and its
 	// placements, rendered chunk by chunk.
-	update     *Hunk
+	update     *patch.Hunk
 	placements []*Placement
-	chunks     []*Chunk
+	chunks     []*patch.Chunk
 	// exactOnly is set above the size cap.
 	exactOnly bool
 }
@@ -302,7 +303,7 @@ type slotState struct {
 // resolution is the outcome of resolving one patch.
 type resolution struct {
 	lineages []*lineage
-	repairs  []Repair
+	repairs  []patch.Repair
 	chunks   []ChunkReport
 	// finals maps each touched slot key to its final content (nil when
 	// the slot ends absent).
@@ -354,7 +355,7 @@ func newResolution() *resolution {
 
 // resolve runs the hunks of p in order against w. On failure it also
 // returns the slot key of the hunk that failed, when known.
-func (w *world) resolve(p *Patch) (*resolution, string, error) {
+func (w *world) resolve(p *patch.Patch) (*resolution, string, error) {
 	failKey := ""
 	r := newResolution()
 	err := w.resolveHunks(p, r, &failKey)
@@ -366,14 +367,14 @@ func (w *world) resolve(p *Patch) (*resolution, string, error) {
 
 // partial resolves p and, on failure, also returns what was learnt so far
 // (repairs and chunk reports), for the diagnostics of a refusal.
-func (w *world) partial(p *Patch) (*resolution, error) {
+func (w *world) partial(p *patch.Patch) (*resolution, error) {
 	failKey := ""
 	r := newResolution()
 	err := w.resolveHunks(p, r, &failKey)
 	return r, err
 }
 
-func (w *world) resolveHunks(p *Patch, r *resolution, failKey *string) error {
+func (w *world) resolveHunks(p *patch.Patch, r *resolution, failKey *string) error {
 	states := map[string]*slotState{}
 	get := func(t target) *slotState {
 		if st, ok := states[t.key]; ok {
@@ -416,11 +417,11 @@ func (w *world) resolveHunks(p *Patch, r *resolution, failKey *string) error {
 		}
 		*failKey = src.key
 		if src.written != h.Path {
-			r.repairs = append(r.repairs, Repair{Kind: RepairAbsolutePath, Line: h.Line})
+			r.repairs = append(r.repairs, patch.Repair{Kind: patch.RepairAbsolutePath, Line: h.Line})
 		}
 		st := get(src)
 		switch h.Kind {
-		case HunkAdd:
+		case patch.HunkAdd:
 			if st.exists {
 				return verifyErr("Add File target already exists: %s", src.abs)
 			}
@@ -434,7 +435,7 @@ func (w *world) resolveHunks(p *Patch, r *resolution, failKey *string) error {
 			l := &lineage{first: idx, srcPath: src.written, srcAbs: src.abs, cur: txt, dest: src.key, destPath: src.written, destAbs: src.abs, hunks: 1}
 			st.exists, st.lin = true, l
 			r.lineages = append(r.lineages, l)
-		case HunkDelete:
+		case patch.HunkDelete:
 			l, err := origin(idx, src, st, "delete")
 			if err != nil {
 				return err
@@ -444,11 +445,11 @@ func (w *world) resolveHunks(p *Patch, r *resolution, failKey *string) error {
 			}
 			l.hunks++
 			if l.hunks > 1 {
-				r.repairs = append(r.repairs, Repair{Kind: RepairSamePathMerged, Line: h.Line})
+				r.repairs = append(r.repairs, patch.Repair{Kind: patch.RepairSamePathMerged, Line: h.Line})
 			}
 			l.dest, l.cur = "", nil
 			st.exists, st.lin = false, nil
-		case HunkUpdate:
+		case patch.HunkUpdate:
 			l, err := origin(idx, src, st, "update")
 			if err != nil {
 				return err
@@ -467,11 +468,11 @@ func (w *world) resolveHunks(p *Patch, r *resolution, failKey *string) error {
 					*failKey = dst.key
 				}
 				if dst.written != h.Move {
-					r.repairs = append(r.repairs, Repair{Kind: RepairAbsolutePath, Line: h.Line + 1})
+					r.repairs = append(r.repairs, patch.Repair{Kind: patch.RepairAbsolutePath, Line: h.Line + 1})
 				}
 				if dst.key == src.key {
 					move = false
-					r.repairs = append(r.repairs, Repair{Kind: RepairSelfMoveDropped, Line: h.Line + 1})
+					r.repairs = append(r.repairs, patch.Repair{Kind: patch.RepairSelfMoveDropped, Line: h.Line + 1})
 				} else if get(dst).exists {
 					return verifyErr("Move destination already exists: %s", dst.abs)
 				} else if err := creatable(dst); err != nil {
@@ -480,7 +481,7 @@ func (w *world) resolveHunks(p *Patch, r *resolution, failKey *string) error {
 			}
 			view := w.view(l)
 			var pls []*Placement
-			var chs []*Chunk
+			var chs []*patch.Chunk
 			cursor := 0
 			for _, ch := range h.Chunks {
 				if len(ch.Lines) == 0 {
@@ -496,10 +497,10 @@ func (w *world) resolveHunks(p *Patch, r *resolution, failKey *string) error {
 					if errors.As(err, &me) && len(me.Candidates) > 0 {
 						fc := ChunkReport{Index: chunkIndex, Path: src.written, Strategy: phaseStrategy(me.Phase), Line: me.Candidates[0], Candidates: me.Candidates}
 						for _, l := range ch.Lines {
-							if l.Op != OpAdd {
+							if l.Op != patch.OpAdd {
 								fc.OldCount++
 							}
-							if l.Op != OpDelete {
+							if l.Op != patch.OpDelete {
 								fc.NewCount++
 							}
 						}
@@ -523,7 +524,7 @@ func (w *world) resolveHunks(p *Patch, r *resolution, failKey *string) error {
 			if l.hunks == 1 {
 				l.update, l.placements, l.chunks = h, pls, chs
 			} else {
-				r.repairs = append(r.repairs, Repair{Kind: RepairSamePathMerged, Line: h.Line})
+				r.repairs = append(r.repairs, patch.Repair{Kind: patch.RepairSamePathMerged, Line: h.Line})
 			}
 			l.cur = l.cur.applyPlacements(pls)
 			if move {
@@ -576,19 +577,19 @@ func (w *world) target(path string, r *resolution) (target, error) {
 	return t, nil
 }
 
-func chunkReport(index int, path string, ch *Chunk, pl *Placement) ChunkReport {
+func chunkReport(index int, path string, ch *patch.Chunk, pl *Placement) ChunkReport {
 	c := ChunkReport{Index: index, Path: path, Strategy: pl.Strategy, Line: pl.Start + 1,
 		Score: pl.Score, Needed: pl.Needed, Candidates: pl.Candidates}
 	for _, l := range ch.Lines {
-		if l.Op != OpAdd {
+		if l.Op != patch.OpAdd {
 			c.OldCount++
 		}
-		if l.Op != OpDelete {
+		if l.Op != patch.OpDelete {
 			c.NewCount++
 		}
 	}
 	for _, l := range pl.Lines {
-		if l.Op == OpDelete {
+		if l.Op == patch.OpDelete {
 			c.DeletedLines++
 		}
 	}

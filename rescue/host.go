@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/slimgate/slim/rescue/internal/jsstr"
+	"github.com/slimgate/slim/rescue/internal/patch"
 	"github.com/slimgate/slim/worktree/hostpath"
 )
 
@@ -65,7 +66,7 @@ type hostChunk struct {
 }
 
 type hostHunk struct {
-	kind    HunkKind
+	kind    patch.HunkKind
 	path    string
 	move    string
 	content string
@@ -77,10 +78,10 @@ func hostParse(text string) ([]hostHunk, error) {
 	lines := strings.Split(jsstr.Trim(text), "\n")
 	begin, end := -1, -1
 	for i, l := range lines {
-		if begin < 0 && jsstr.Trim(l) == beginMarker {
+		if begin < 0 && jsstr.Trim(l) == patch.BeginMarker {
 			begin = i
 		}
-		if end < 0 && jsstr.Trim(l) == endMarker {
+		if end < 0 && jsstr.Trim(l) == patch.EndMarker {
 			end = i
 		}
 	}
@@ -93,14 +94,14 @@ func hostParse(text string) ([]hostHunk, error) {
 		var h hostHunk
 		next := i + 1
 		switch {
-		case strings.HasPrefix(l, addHeader):
-			h = hostHunk{kind: HunkAdd, path: jsstr.Trim(l[len(addHeader):])}
-		case strings.HasPrefix(l, deleteHeader):
-			h = hostHunk{kind: HunkDelete, path: jsstr.Trim(l[len(deleteHeader):])}
-		case strings.HasPrefix(l, updateHeader):
-			h = hostHunk{kind: HunkUpdate, path: jsstr.Trim(l[len(updateHeader):])}
-			if next < len(lines) && strings.HasPrefix(lines[next], moveHeader) {
-				h.move = jsstr.Trim(lines[next][len(moveHeader):])
+		case strings.HasPrefix(l, patch.AddHeader):
+			h = hostHunk{kind: patch.HunkAdd, path: jsstr.Trim(l[len(patch.AddHeader):])}
+		case strings.HasPrefix(l, patch.DeleteHeader):
+			h = hostHunk{kind: patch.HunkDelete, path: jsstr.Trim(l[len(patch.DeleteHeader):])}
+		case strings.HasPrefix(l, patch.UpdateHeader):
+			h = hostHunk{kind: patch.HunkUpdate, path: jsstr.Trim(l[len(patch.UpdateHeader):])}
+			if next < len(lines) && strings.HasPrefix(lines[next], patch.MoveHeader) {
+				h.move = jsstr.Trim(lines[next][len(patch.MoveHeader):])
 				next++
 			}
 		default:
@@ -112,7 +113,7 @@ func hostParse(text string) ([]hostHunk, error) {
 			continue
 		}
 		switch h.kind {
-		case HunkAdd:
+		case patch.HunkAdd:
 			var b strings.Builder
 			for next < len(lines) && !strings.HasPrefix(lines[next], "***") {
 				if strings.HasPrefix(lines[next], "+") {
@@ -122,7 +123,7 @@ func hostParse(text string) ([]hostHunk, error) {
 				next++
 			}
 			h.content = strings.TrimSuffix(b.String(), "\n")
-		case HunkUpdate:
+		case patch.HunkUpdate:
 			for next < len(lines) && !strings.HasPrefix(lines[next], "***") {
 				if !strings.HasPrefix(lines[next], "@@") {
 					next++
@@ -463,19 +464,19 @@ func hostApplyWant(text, dir string, flavor hostpath.Flavor, read func(abs strin
 	for _, h := range hunks {
 		abs := f.Resolve(dir, h.path)
 		switch h.kind {
-		case HunkAdd:
+		case patch.HunkAdd:
 			c := h.content
 			if c != "" && !strings.HasSuffix(c, "\n") {
 				c += "\n"
 			}
 			plan = append(plan, write{path: abs, data: []byte(c)})
-		case HunkDelete:
+		case patch.HunkDelete:
 			hf := read(abs)
 			if !hf.exists || hf.dir {
 				return nil, &hostError{path: abs, msg: "Failed to read file for deletion: " + abs}
 			}
 			plan = append(plan, write{path: abs, remove: true})
-		case HunkUpdate:
+		case patch.HunkUpdate:
 			hf := read(abs)
 			if !hf.exists || hf.dir {
 				return nil, &hostError{path: abs, msg: "Failed to read file to update: " + abs}

@@ -8,18 +8,13 @@ import (
 	"strings"
 
 	"github.com/slimgate/slim/internal/slimerr"
+	"github.com/slimgate/slim/rescue/internal/patch"
 )
 
 // This file places one chunk in a file: the step ladder of ERRATA 13
 // (seek over all rungs, trailing-empty retry, prefix/suffix, LCS), the
 // search window of ERRATA 14 (cursor, @@ contexts, end-of-file pin, refusal
 // of ambiguity), pure insertions, and the failure messages of ERRATA 18.
-
-// Repair kinds reported by the matcher.
-const (
-	RepairContextNotFound   = "context_not_found"
-	RepairUnifiedDiffHeader = "unified_diff_header"
-)
 
 // Match phases, carried by MatchError.
 const (
@@ -99,7 +94,7 @@ func oneBased(ps []int) []int {
 // 0-based file line). abs is the file's absolute path, used in messages.
 // Errors are *slimerr.Error of kind verification whose cause is a
 // *MatchError.
-func (v *FileView) Place(ch *Chunk, cursor int, abs string) (*Placement, error) {
+func (v *FileView) Place(ch *patch.Chunk, cursor int, abs string) (*Placement, error) {
 	n := len(v.lines)
 	if cursor < 0 {
 		cursor = 0
@@ -119,11 +114,11 @@ func (v *FileView) Place(ch *Chunk, cursor int, abs string) (*Placement, error) 
 		p := v.firstAtOrAfter(v.idOf(c.Text), lo)
 		if p < 0 {
 			pl.Contexts[i] = -1
-			kind := RepairContextNotFound
+			kind := patch.RepairContextNotFound
 			if isUnifiedDiffHeader(c.Text) {
-				kind = RepairUnifiedDiffHeader
+				kind = patch.RepairUnifiedDiffHeader
 			}
-			pl.Repairs = append(pl.Repairs, Repair{Kind: kind, Line: c.Line})
+			pl.Repairs = append(pl.Repairs, patch.Repair{Kind: kind, Line: c.Line})
 			continue
 		}
 		pl.Contexts[i] = p
@@ -212,30 +207,30 @@ func refusalStarts[C interface{ begin() int }](cands []C, changed []int) []int {
 	return starts
 }
 
-func hasOld(lines []ChunkLine) bool {
+func hasOld(lines []patch.ChunkLine) bool {
 	for _, l := range lines {
-		if l.Op != OpAdd {
+		if l.Op != patch.OpAdd {
 			return true
 		}
 	}
 	return false
 }
 
-func oldTexts(lines []ChunkLine) []string {
+func oldTexts(lines []patch.ChunkLine) []string {
 	var out []string
 	for _, l := range lines {
-		if l.Op != OpAdd {
+		if l.Op != patch.OpAdd {
 			out = append(out, l.Text)
 		}
 	}
 	return out
 }
 
-func addLines(lines []ChunkLine) []PlacedLine {
+func addLines(lines []patch.ChunkLine) []PlacedLine {
 	var out []PlacedLine
 	for _, l := range lines {
-		if l.Op == OpAdd {
-			out = append(out, PlacedLine{Op: OpAdd, FileLine: -1, Text: l.Text})
+		if l.Op == patch.OpAdd {
+			out = append(out, PlacedLine{Op: patch.OpAdd, FileLine: -1, Text: l.Text})
 		}
 	}
 	return out
@@ -281,7 +276,7 @@ func isUnifiedDiffHeader(s string) bool {
 // seek returns every place in [lo, N) where the old lines of lines match on
 // some rung. With eof, position N-m is tried first and a match there is the
 // only answer (pinned).
-func (v *FileView) seek(lines []ChunkLine, lo int, eof bool) (cands []int, pinned bool) {
+func (v *FileView) seek(lines []patch.ChunkLine, lo int, eof bool) (cands []int, pinned bool) {
 	old := oldTexts(lines)
 	ids, ok := v.idsOf(old)
 	if !ok {
@@ -316,7 +311,7 @@ func (v *FileView) strictestRung(old []string, p int) string {
 
 // finishSeek fills pl for a seek match of lines at p, in the author's order.
 // strategy overrides the rung name when set.
-func (v *FileView) finishSeek(pl *Placement, lines []ChunkLine, p int, strategy string, eof bool) {
+func (v *FileView) finishSeek(pl *Placement, lines []patch.ChunkLine, p int, strategy string, eof bool) {
 	old := oldTexts(lines)
 	if strategy == "" {
 		strategy = v.strictestRung(old, p)
@@ -324,8 +319,8 @@ func (v *FileView) finishSeek(pl *Placement, lines []ChunkLine, p int, strategy 
 	k := p
 	out := make([]PlacedLine, 0, len(lines))
 	for _, l := range lines {
-		if l.Op == OpAdd {
-			out = append(out, PlacedLine{Op: OpAdd, FileLine: -1, Text: l.Text})
+		if l.Op == patch.OpAdd {
+			out = append(out, PlacedLine{Op: patch.OpAdd, FileLine: -1, Text: l.Text})
 			continue
 		}
 		out = append(out, PlacedLine{Op: l.Op, FileLine: k, Text: v.lines[k]})
@@ -345,28 +340,28 @@ func (v *FileView) finishSeek(pl *Placement, lines []ChunkLine, p int, strategy 
 // operations: a last old line that is a context line stays on the new side
 // (it becomes an added line); a last new line that is a context line stays
 // on the old side (it becomes a removed line).
-func dropTrailingEmpty(lines []ChunkLine) []ChunkLine {
-	out := append([]ChunkLine(nil), lines...)
+func dropTrailingEmpty(lines []patch.ChunkLine) []patch.ChunkLine {
+	out := append([]patch.ChunkLine(nil), lines...)
 	for i := len(out) - 1; i >= 0; i-- {
-		if out[i].Op == OpAdd {
+		if out[i].Op == patch.OpAdd {
 			continue
 		}
-		if out[i].Op == OpDelete {
+		if out[i].Op == patch.OpDelete {
 			out = append(out[:i], out[i+1:]...)
 		} else {
-			out[i].Op = OpAdd
+			out[i].Op = patch.OpAdd
 		}
 		break
 	}
 	for i := len(out) - 1; i >= 0; i-- {
-		if out[i].Op == OpDelete {
+		if out[i].Op == patch.OpDelete {
 			continue
 		}
 		if out[i].Text == "" {
-			if out[i].Op == OpAdd {
+			if out[i].Op == patch.OpAdd {
 				out = append(out[:i], out[i+1:]...)
 			} else {
-				out[i].Op = OpDelete // an old line stays; the new side loses it
+				out[i].Op = patch.OpDelete // an old line stays; the new side loses it
 			}
 		}
 		break
@@ -376,7 +371,7 @@ func dropTrailingEmpty(lines []ChunkLine) []ChunkLine {
 
 // placeInsertion places a chunk without old lines (ERRATA 14, 18, 20;
 // DECISIONS rescue 5).
-func (v *FileView) placeInsertion(ch *Chunk, cursor int, abs string, pl *Placement) (*Placement, error) {
+func (v *FileView) placeInsertion(ch *patch.Chunk, cursor int, abs string, pl *Placement) (*Placement, error) {
 	n := len(v.lines)
 	pl.Lines = addLines(ch.Lines)
 	if ch.EOF {
@@ -386,7 +381,7 @@ func (v *FileView) placeInsertion(ch *Chunk, cursor int, abs string, pl *Placeme
 			p := v.firstAtOrAfter(v.idOf(c.Text), lo)
 			pl.Contexts[i] = p
 			if p < 0 {
-				pl.Repairs = append(pl.Repairs, Repair{Kind: RepairContextNotFound, Line: c.Line})
+				pl.Repairs = append(pl.Repairs, patch.Repair{Kind: patch.RepairContextNotFound, Line: c.Line})
 				continue
 			}
 			lo = p + 1
@@ -464,14 +459,14 @@ func (c psCandidate) begin() int { return c.start }
 // same prefix and suffix whose lines changed since the author read them.
 // The author may have meant one of them, so next to an accepted region they
 // make the rescue ambiguous instead of letting it edit a look-alike place.
-func (v *FileView) prefixSuffix(lines []ChunkLine, lo int) (cands []psCandidate, complete bool, changed []int) {
+func (v *FileView) prefixSuffix(lines []patch.ChunkLine, lo int) (cands []psCandidate, complete bool, changed []int) {
 	n := len(v.lines)
 	P := 0
-	for P < len(lines) && lines[P].Op == OpContext {
+	for P < len(lines) && lines[P].Op == patch.OpContext {
 		P++
 	}
 	S := 0
-	for S < len(lines)-P && lines[len(lines)-1-S].Op == OpContext {
+	for S < len(lines)-P && lines[len(lines)-1-S].Op == patch.OpContext {
 		S++
 	}
 	if P == 0 || S == 0 {
@@ -486,13 +481,13 @@ func (v *FileView) prefixSuffix(lines []ChunkLine, lo int) (cands []psCandidate,
 	hasDel := false
 	nctx := 0
 	for i, l := range interior {
-		if l.Op == OpAdd {
+		if l.Op == patch.OpAdd {
 			continue
 		}
 		keys = append(keys, lineKey(l.Text))
-		ctx = append(ctx, l.Op == OpContext)
+		ctx = append(ctx, l.Op == patch.OpContext)
 		idx = append(idx, P+i)
-		if l.Op == OpDelete {
+		if l.Op == patch.OpDelete {
 			hasDel = true
 		} else {
 			nctx++
@@ -591,15 +586,15 @@ func (v *FileView) prefixSuffix(lines []ChunkLine, lo int) (cands []psCandidate,
 // fill writes the placement of an accepted prefix/suffix region: file order,
 // context lines with the file's bytes, and in each changed block the file's
 // removed lines before the authored added lines (ERRATA 17, 19).
-func (c psCandidate) fill(v *FileView, pl *Placement, lines []ChunkLine) {
+func (c psCandidate) fill(v *FileView, pl *Placement, lines []patch.ChunkLine) {
 	var out []PlacedLine
 	for k := 0; k < c.p; k++ {
-		out = append(out, PlacedLine{Op: OpContext, FileLine: c.start + k, Text: v.lines[c.start+k]})
+		out = append(out, PlacedLine{Op: patch.OpContext, FileLine: c.start + k, Text: v.lines[c.start+k]})
 	}
 	// file line of each interior context line
 	ctxAt := map[int]int{}
 	for k, li := range c.interiorIdx {
-		if lines[li].Op == OpContext {
+		if lines[li].Op == patch.OpContext {
 			ctxAt[li] = c.start + c.p + c.match[k]
 		}
 	}
@@ -607,7 +602,7 @@ func (c psCandidate) fill(v *FileView, pl *Placement, lines []ChunkLine) {
 	var pending []PlacedLine
 	flush := func(upto int) {
 		for ; f < upto; f++ {
-			out = append(out, PlacedLine{Op: OpDelete, FileLine: f, Text: v.lines[f]})
+			out = append(out, PlacedLine{Op: patch.OpDelete, FileLine: f, Text: v.lines[f]})
 		}
 		out = append(out, pending...)
 		pending = pending[:0]
@@ -615,18 +610,18 @@ func (c psCandidate) fill(v *FileView, pl *Placement, lines []ChunkLine) {
 	for li := c.p; li < len(lines)-c.s; li++ {
 		l := lines[li]
 		switch l.Op {
-		case OpAdd:
-			pending = append(pending, PlacedLine{Op: OpAdd, FileLine: -1, Text: l.Text})
-		case OpContext:
+		case patch.OpAdd:
+			pending = append(pending, PlacedLine{Op: patch.OpAdd, FileLine: -1, Text: l.Text})
+		case patch.OpContext:
 			g := ctxAt[li]
 			flush(g)
-			out = append(out, PlacedLine{Op: OpContext, FileLine: g, Text: v.lines[g]})
+			out = append(out, PlacedLine{Op: patch.OpContext, FileLine: g, Text: v.lines[g]})
 			f = g + 1
 		}
 	}
 	flush(c.end)
 	for k := 0; k < c.s; k++ {
-		out = append(out, PlacedLine{Op: OpContext, FileLine: c.end + k, Text: v.lines[c.end+k]})
+		out = append(out, PlacedLine{Op: patch.OpContext, FileLine: c.end + k, Text: v.lines[c.end+k]})
 	}
 	pl.Start, pl.End = c.start, c.end+c.s
 	pl.Lines = out
@@ -659,7 +654,7 @@ func (c lcsCandidate) begin() int { return c.start }
 // are looked for only when exactly one window is accepted, the only case
 // in which they change the outcome; complete is false when that search ran
 // out of budget, and the one window is then not known to be unique.
-func (v *FileView) lcsWindows(lines []ChunkLine, lo int) (cands []lcsCandidate, changed []int, complete bool) {
+func (v *FileView) lcsWindows(lines []patch.ChunkLine, lo int) (cands []lcsCandidate, changed []int, complete bool) {
 	n := len(v.lines)
 	old := oldTexts(lines)
 	m := len(old)
@@ -693,8 +688,8 @@ func (v *FileView) lcsWindows(lines []ChunkLine, lo int) (cands []lcsCandidate, 
 	keys := oldKeys(lines)
 	del := make([]bool, 0, m)
 	for _, l := range lines {
-		if l.Op != OpAdd {
-			del = append(del, l.Op == OpDelete)
+		if l.Op != patch.OpAdd {
+			del = append(del, l.Op == patch.OpDelete)
 		}
 	}
 	win := make([]string, m)
@@ -738,10 +733,10 @@ func (v *FileView) lcsWindows(lines []ChunkLine, lo int) (cands []lcsCandidate, 
 }
 
 // oldKeys returns the fold+trim keys of the old lines of a chunk.
-func oldKeys(lines []ChunkLine) []string {
+func oldKeys(lines []patch.ChunkLine) []string {
 	var out []string
 	for _, l := range lines {
-		if l.Op != OpAdd {
+		if l.Op != patch.OpAdd {
 			out = append(out, lineKey(l.Text))
 		}
 	}
@@ -925,7 +920,7 @@ func (v *FileView) lineKeyHashes() []uint32 {
 // window line k; context lines keep the window's bytes, removed lines
 // remove their window line, and each changed block lists its removed lines
 // before its added lines (ERRATA 17, 19).
-func (v *FileView) fillLCS(pl *Placement, lines []ChunkLine, c lcsCandidate) {
+func (v *FileView) fillLCS(pl *Placement, lines []patch.ChunkLine, c lcsCandidate) {
 	var out, dels, adds []PlacedLine
 	flush := func() {
 		out = append(out, dels...)
@@ -935,14 +930,14 @@ func (v *FileView) fillLCS(pl *Placement, lines []ChunkLine, c lcsCandidate) {
 	k := c.start
 	for _, l := range lines {
 		switch l.Op {
-		case OpAdd:
-			adds = append(adds, PlacedLine{Op: OpAdd, FileLine: -1, Text: l.Text})
-		case OpDelete:
-			dels = append(dels, PlacedLine{Op: OpDelete, FileLine: k, Text: v.lines[k]})
+		case patch.OpAdd:
+			adds = append(adds, PlacedLine{Op: patch.OpAdd, FileLine: -1, Text: l.Text})
+		case patch.OpDelete:
+			dels = append(dels, PlacedLine{Op: patch.OpDelete, FileLine: k, Text: v.lines[k]})
 			k++
 		default:
 			flush()
-			out = append(out, PlacedLine{Op: OpContext, FileLine: k, Text: v.lines[k]})
+			out = append(out, PlacedLine{Op: patch.OpContext, FileLine: k, Text: v.lines[k]})
 			k++
 		}
 	}

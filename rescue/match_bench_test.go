@@ -5,6 +5,8 @@ import (
 	"math/rand/v2"
 	"strings"
 	"testing"
+
+	"github.com/slimgate/slim/rescue/internal/patch"
 )
 
 // synthSource returns n lines of deterministic Go-like source: functions of
@@ -41,10 +43,10 @@ func synthSource(n int, seed uint64) []string {
 // (unicode rung), trailing spaces (trim-end rung), or an indented removed
 // line (prefix/suffix rescue), in turn; and lines are inserted between the
 // chunks so nothing sits where the patch was written.
-func benchChunks(lines []string, k int, drift bool) ([]string, []*Chunk) {
+func benchChunks(lines []string, k int, drift bool) ([]string, []*patch.Chunk) {
 	n := len(lines)
 	file := append([]string(nil), lines...)
-	var chunks []*Chunk
+	var chunks []*patch.Chunk
 	type edit struct {
 		at   int
 		kind int
@@ -68,17 +70,17 @@ func benchChunks(lines []string, k int, drift bool) ([]string, []*Chunk) {
 		if p+7 > n {
 			p = n - 7
 		}
-		var ls []ChunkLine
+		var ls []patch.ChunkLine
 		for j := 0; j < 7; j++ {
 			t := lines[p+j]
 			switch {
 			case j == 3:
-				ls = append(ls, ChunkLine{Op: OpDelete, Text: t}, ChunkLine{Op: OpAdd, Text: t + " // changed"})
+				ls = append(ls, patch.ChunkLine{Op: patch.OpDelete, Text: t}, patch.ChunkLine{Op: patch.OpAdd, Text: t + " // changed"})
 			default:
-				ls = append(ls, ChunkLine{Op: OpContext, Text: t})
+				ls = append(ls, patch.ChunkLine{Op: patch.OpContext, Text: t})
 			}
 		}
-		chunks = append(chunks, &Chunk{Lines: ls})
+		chunks = append(chunks, &patch.Chunk{Lines: ls})
 		edits = append(edits, edit{p, i % 3})
 	}
 	if !drift {

@@ -5,6 +5,8 @@ import (
 	"reflect"
 	"strings"
 	"testing"
+
+	"github.com/slimgate/slim/rescue/internal/patch"
 )
 
 // FuzzPlace builds a chunk from a slice of random file lines, with random
@@ -63,31 +65,31 @@ func FuzzPlace(f *testing.F) {
 				return strings.Replace(x, "-", "\u2212", 1)
 			}
 		}
-		var ls []ChunkLine
+		var ls []patch.ChunkLine
 		for _, x := range lines[s : s+l] {
 			x = drift(x)
 			switch r.IntN(5) {
 			case 0, 1:
-				ls = append(ls, ChunkLine{Op: OpContext, Text: x})
+				ls = append(ls, patch.ChunkLine{Op: patch.OpContext, Text: x})
 			case 2:
-				ls = append(ls, ChunkLine{Op: OpDelete, Text: x})
+				ls = append(ls, patch.ChunkLine{Op: patch.OpDelete, Text: x})
 			case 3:
-				ls = append(ls, ChunkLine{Op: OpDelete, Text: x}, ChunkLine{Op: OpAdd, Text: x + "'"})
+				ls = append(ls, patch.ChunkLine{Op: patch.OpDelete, Text: x}, patch.ChunkLine{Op: patch.OpAdd, Text: x + "'"})
 			default:
-				ls = append(ls, ChunkLine{Op: OpContext, Text: x}, ChunkLine{Op: OpAdd, Text: "new"})
+				ls = append(ls, patch.ChunkLine{Op: patch.OpContext, Text: x}, patch.ChunkLine{Op: patch.OpAdd, Text: "new"})
 			}
 		}
 		if r.IntN(4) == 0 {
-			ls = append(ls, ChunkLine{Op: OpDelete, Text: ""}, ChunkLine{Op: OpAdd, Text: ""})
+			ls = append(ls, patch.ChunkLine{Op: patch.OpDelete, Text: ""}, patch.ChunkLine{Op: patch.OpAdd, Text: ""})
 		}
 		if len(ls) == 0 || r.IntN(5) == 0 {
-			ls = append(ls, ChunkLine{Op: OpAdd, Text: "inserted"})
+			ls = append(ls, patch.ChunkLine{Op: patch.OpAdd, Text: "inserted"})
 		}
-		ch := &Chunk{Lines: ls, EOF: flags&2 != 0}
+		ch := &patch.Chunk{Lines: ls, EOF: flags&2 != 0}
 		if flags&4 != 0 && n > 0 {
-			ch.Contexts = append(ch.Contexts, Context{Text: drift(lines[r.IntN(n)]), Line: 1})
+			ch.Contexts = append(ch.Contexts, patch.Context{Text: drift(lines[r.IntN(n)]), Line: 1})
 			if flags&1 != 0 {
-				ch.Contexts = append(ch.Contexts, Context{Text: lines[r.IntN(n)], Line: 2})
+				ch.Contexts = append(ch.Contexts, patch.Context{Text: lines[r.IntN(n)], Line: 2})
 			}
 		}
 		exactOnly := flags&8 != 0
@@ -107,12 +109,12 @@ func FuzzPlace(f *testing.F) {
 		}
 		var adds, placedAdds, placedOld []string
 		for _, x := range ch.Lines {
-			if x.Op == OpAdd {
+			if x.Op == patch.OpAdd {
 				adds = append(adds, x.Text)
 			}
 		}
 		for _, x := range pl.Lines {
-			if x.Op == OpAdd {
+			if x.Op == patch.OpAdd {
 				placedAdds = append(placedAdds, x.Text)
 			} else {
 				placedOld = append(placedOld, x.Text)
@@ -154,10 +156,10 @@ func FuzzPlace(f *testing.F) {
 			}
 			k := 0
 			for _, x := range ch.Lines {
-				if x.Op == OpAdd {
+				if x.Op == patch.OpAdd {
 					continue
 				}
-				if x.Op == OpDelete && lineKey(x.Text) != lineKey(lines[pl.Start+k]) {
+				if x.Op == patch.OpDelete && lineKey(x.Text) != lineKey(lines[pl.Start+k]) {
 					t.Fatalf("LCS removes %q for %q", lines[pl.Start+k], x.Text)
 				}
 				k++
@@ -168,11 +170,11 @@ func FuzzPlace(f *testing.F) {
 			}
 			hasDel := false
 			for _, x := range ch.Lines {
-				hasDel = hasDel || x.Op == OpDelete
+				hasDel = hasDel || x.Op == patch.OpDelete
 			}
 			if !hasDel {
 				for _, x := range pl.Lines {
-					if x.Op == OpDelete {
+					if x.Op == patch.OpDelete {
 						t.Fatalf("prefix/suffix removed %q for a chunk that removes nothing", x.Text)
 					}
 				}

@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/slimgate/slim/internal/slimerr"
+	"github.com/slimgate/slim/rescue/internal/patch"
 )
 
 const testAbs = "/abs/f.txt"
@@ -22,22 +23,22 @@ func splitText(s string) []string {
 }
 
 // body builds chunk lines from "<op><text>" strings.
-func body(ls ...string) []ChunkLine {
-	out := make([]ChunkLine, len(ls))
+func body(ls ...string) []patch.ChunkLine {
+	out := make([]patch.ChunkLine, len(ls))
 	for i, l := range ls {
 		if l == "" {
 			panic("body line without op")
 		}
-		out[i] = ChunkLine{Op: Op(l[0]), Text: l[1:], Line: i + 2}
+		out[i] = patch.ChunkLine{Op: patch.Op(l[0]), Text: l[1:], Line: i + 2}
 	}
 	return out
 }
 
 // chunk builds a chunk with the given @@ contexts (nil for none).
-func chunk(ctxs []string, eof bool, ls ...string) *Chunk {
-	c := &Chunk{Lines: body(ls...), EOF: eof, Line: 1}
+func chunk(ctxs []string, eof bool, ls ...string) *patch.Chunk {
+	c := &patch.Chunk{Lines: body(ls...), EOF: eof, Line: 1}
 	for i, t := range ctxs {
-		c.Contexts = append(c.Contexts, Context{Text: t, Line: 100 + i})
+		c.Contexts = append(c.Contexts, patch.Context{Text: t, Line: 100 + i})
 	}
 	return c
 }
@@ -45,7 +46,7 @@ func chunk(ctxs []string, eof bool, ls ...string) *Chunk {
 func ctx(s ...string) []string { return s }
 
 // placeAll places the chunks in order against one view, chaining cursors.
-func placeAll(v *FileView, cursor int, chunks []*Chunk) ([]*Placement, error) {
+func placeAll(v *FileView, cursor int, chunks []*patch.Chunk) ([]*Placement, error) {
 	var out []*Placement
 	for _, c := range chunks {
 		pl, err := v.Place(c, cursor, testAbs)
@@ -68,7 +69,7 @@ func applyPlacements(lines []string, pls []*Placement) []string {
 	for _, pl := range sorted {
 		out = append(out, lines[at:pl.Start]...)
 		for _, l := range pl.Lines {
-			if l.Op != OpDelete {
+			if l.Op != patch.OpDelete {
 				out = append(out, l.Text)
 			}
 		}
@@ -86,11 +87,11 @@ func checkConsistent(t testing.TB, lines []string, pl *Placement) {
 	next := pl.Start
 	for _, l := range pl.Lines {
 		switch l.Op {
-		case OpAdd:
+		case patch.OpAdd:
 			if l.FileLine != -1 {
 				t.Fatalf("add line with FileLine %d", l.FileLine)
 			}
-		case OpContext, OpDelete:
+		case patch.OpContext, patch.OpDelete:
 			if l.FileLine != next {
 				t.Fatalf("%c line refers to file line %d, want %d (lines %+v)", l.Op, l.FileLine, next, pl.Lines)
 			}

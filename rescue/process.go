@@ -13,21 +13,22 @@ import (
 
 	"github.com/slimgate/slim/internal/safefs"
 	"github.com/slimgate/slim/internal/slimerr"
+	"github.com/slimgate/slim/rescue/internal/patch"
 	"github.com/slimgate/slim/worktree"
 	"github.com/slimgate/slim/worktree/hostpath"
 )
 
-// Process validates the patch, checks every target for containment, resolves
-// every chunk against the files, and then either hands on a patch (unchanged
-// or rewritten), applies it (Options.Apply), or computes a diff
-// (Options.DryRunDiff). The Result is never nil; on failure its Decision is
+// Process validates the patch in input, checks every target for
+// containment, resolves every chunk against the files, and then either hands
+// on a patch (unchanged or rewritten), applies it (Options.Apply), or
+// computes a diff (Options.DryRunDiff). The Result is never nil; on failure its Decision is
 // "block" and the error is a *slimerr.Error (validation, verification,
 // blocked or internal).
 //
 // Errors come in this order (ERRATA 1): validation before any file is read;
 // then containment of every target before any file is read; then
 // verification or internal errors as they occur.
-func Process(patch []byte, opts Options) (*Result, error) {
+func Process(input []byte, opts Options) (*Result, error) {
 	res := newResult()
 	res.Decision = DecisionBlock
 	outside := opts.Outside
@@ -37,17 +38,17 @@ func Process(patch []byte, opts Options) (*Result, error) {
 		return res, slimerr.New(slimerr.Usage, slimerr.CodeUsage, "unknown outside policy %q (want block or passthrough)", outside)
 	}
 
-	if len(patch) > MaxPatchSize {
+	if len(input) > MaxPatchSize {
 		return res, PatchTooLarge(MaxPatchSize)
 	}
-	p, err := Parse(patch)
+	p, err := patch.Parse(input)
 	if err != nil {
 		return res, err
 	}
-	res.Repairs = append(res.Repairs, p.Repairs...)
+	res.Repairs = reportRepairs(res.Repairs, p.Repairs)
 	if len(p.Hunks) > MaxHunks {
 		return res, &slimerr.Error{Kind: slimerr.Validation, Code: slimerr.CodeTooLarge,
-			Message: fmt.Sprintf(validationPrefix+"the patch has %d file operations, more than the %d slim checks at once; split it", len(p.Hunks), MaxHunks)}
+			Message: fmt.Sprintf(patch.ValidationPrefix+"the patch has %d file operations, more than the %d slim checks at once; split it", len(p.Hunks), MaxHunks)}
 	}
 	ctx := opts.Context
 	if ctx == nil {
@@ -139,7 +140,7 @@ check:
 		}
 		if pass {
 			res.Decision = DecisionPassthrough
-			s := string(patch)
+			s := string(input)
 			res.PatchText = &s
 			res.NativeCheck.Message = "passed through untouched: a target is outside the workspace, so the host asks for permission itself"
 			res.Warnings = nil
@@ -154,7 +155,7 @@ check:
 	w.ctx = ctx
 
 	r, err := w.partial(p)
-	res.Repairs = append(res.Repairs, r.repairs...)
+	res.Repairs = reportRepairs(res.Repairs, r.repairs)
 	res.Chunks = append(res.Chunks, r.chunks...)
 	if err != nil {
 		return res, err
@@ -183,30 +184,30 @@ check:
 		return res, nil
 	}
 
-	text, hostEOL, err := w.handOn(patch, r, rewrite)
+	text, hostEOL, err := w.handOn(input, r, rewrite)
 	if err != nil {
 		res.NativeCheck.Message = slimerr.From(err).Message
 		return res, err
 	}
 	res.NativeCheck.OK = true
-	if text != nil && *text == string(patch) {
+	if text != nil && *text == string(input) {
 		text = nil
 	}
 	if text == nil {
 		res.Decision = DecisionUnchanged
-		s := string(patch)
+		s := string(input)
 		res.PatchText = &s
 		return res, nil
 	}
 	if hostEOL {
-		res.Repairs = append(res.Repairs, Repair{Kind: RepairHostEOL})
+		res.Repairs = append(res.Repairs, Repair{Kind: patch.RepairHostEOL})
 	}
 	// Stacked @@ lines were read as nested narrowing; say so when the patch
 	// is rewritten anyway (on their own they never force a rewrite).
 	for _, h := range p.Hunks {
 		for _, c := range h.Chunks {
 			if len(c.Contexts) > 1 {
-				res.Repairs = append(res.Repairs, Repair{Kind: RepairNestedContext, Line: c.Contexts[1].Line})
+				res.Repairs = append(res.Repairs, Repair{Kind: patch.RepairNestedContext, Line: c.Contexts[1].Line})
 			}
 		}
 	}
@@ -220,7 +221,7 @@ check:
 // stops at the limit.
 func PatchTooLarge(limit int64) error {
 	return &slimerr.Error{Kind: slimerr.Validation, Code: slimerr.CodeTooLarge,
-		Message: fmt.Sprintf(validationPrefix+"the patch is larger than %d MiB, the largest slim reads; split it", limit>>20)}
+		Message: fmt.Sprintf(patch.ValidationPrefix+"the patch is larger than %d MiB, the largest slim reads; split it", limit>>20)}
 }
 
 // budget reports a deadline or cancellation of ctx as the error Process
@@ -254,6 +255,14 @@ func openTree(g *worktree.Guard, allowNested bool) (*safefs.Tree, error) {
 	return safefs.Open(g.Top(), g.TopInfo(), safefs.Options{Deny: deny, AllowNested: allowNested, Session: session})
 }
 
+// reportRepairs appends the repairs rs to dst, in the shape of the Result.
+func reportRepairs(dst []Repair, rs []patch.Repair) []Repair {
+	for _, r := range rs {
+		dst = append(dst, Repair(r))
+	}
+	return dst
+}
+
 func newResult() *Result {
 	return &Result{Repairs: []Repair{}, Files: []FileReport{}, Chunks: []ChunkReport{}, NativeCheck: NativeCheck{Profile: HostProfile}}
 }
@@ -266,7 +275,7 @@ func isNotDir(err error) bool { return errors.Is(err, syscall.ENOTDIR) }
 
 // needsRewrite reports whether the input patch cannot be handed on as is:
 // a repair was made, a chunk was rescued or reshaped, or hunks were merged.
-func needsRewrite(p *Patch, r *resolution) bool {
+func needsRewrite(p *patch.Patch, r *resolution) bool {
 	if len(p.Repairs) > 0 || len(r.repairs) > 0 {
 		return true
 	}
@@ -287,7 +296,7 @@ func needsRewrite(p *Patch, r *resolution) bool {
 // chunkRescued reports whether a chunk needed more than the author wrote:
 // a tolerant rung, a reshaped placement, an insertion inside the file, or an
 // anchor that matched only tolerantly.
-func chunkRescued(pl *Placement, ch *Chunk, lines []string) bool {
+func chunkRescued(pl *Placement, ch *patch.Chunk, lines []string) bool {
 	if pl.ShapeChanged {
 		return true
 	}
@@ -410,7 +419,7 @@ func (w *world) verifyRendered(text string, want *resolution) ([]string, map[str
 		}
 		return f.keys, f.why
 	}
-	p, err := Parse([]byte(text))
+	p, err := patch.Parse([]byte(text))
 	if err != nil {
 		return all("the rewritten patch does not parse: " + err.Error())
 	}

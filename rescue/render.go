@@ -4,6 +4,7 @@ import (
 	"strings"
 
 	"github.com/slimgate/slim/rescue/internal/jsstr"
+	"github.com/slimgate/slim/rescue/internal/patch"
 )
 
 // This file renders the patch slim hands on (ERRATA 19-22). Each file's
@@ -34,7 +35,7 @@ func (r *renderer) line(s string) {
 }
 
 // body writes one chunk body line; cr adds the CR of a CRLF terminator.
-func (r *renderer) body(op Op, text string, cr bool) {
+func (r *renderer) body(op patch.Op, text string, cr bool) {
 	r.b.WriteByte(byte(op))
 	r.b.WriteString(text)
 	if cr {
@@ -47,22 +48,22 @@ func (r *renderer) body(op Op, text string, cr bool) {
 // renderPatch renders the lineages of res, each Update at its level.
 func renderPatch(res *resolution, level map[*lineage]int) (string, bool) {
 	r := &renderer{}
-	r.line(beginMarker)
+	r.line(patch.BeginMarker)
 	for _, l := range res.lineages {
 		switch {
 		case l.origin == "" && l.dest == "":
 			// added and deleted again: nothing to do
 		case l.origin == "":
-			r.line(addHeader + " " + l.destPath)
+			r.line(patch.AddHeader + " " + l.destPath)
 			for _, s := range addContentLines(l.cur.bytes()) {
 				r.line("+" + s)
 			}
 		case l.dest == "":
-			r.line(deleteHeader + " " + l.srcPath)
+			r.line(patch.DeleteHeader + " " + l.srcPath)
 		default:
-			r.line(updateHeader + " " + l.srcPath)
+			r.line(patch.UpdateHeader + " " + l.srcPath)
 			if l.dest != l.origin {
-				r.line(moveHeader + " " + l.destPath)
+				r.line(patch.MoveHeader + " " + l.destPath)
 			}
 			lv := level[l]
 			if lv < 1 {
@@ -80,7 +81,7 @@ func renderPatch(res *resolution, level map[*lineage]int) (string, bool) {
 			}
 		}
 	}
-	r.line(endMarker)
+	r.line(patch.EndMarker)
 	return r.b.String(), r.hostEOL
 }
 
@@ -127,7 +128,7 @@ func (r *renderer) placed(l *lineage) {
 				// chunk lists "-" before "+" (ERRATA 19, 20).
 				next := pls[i].Lines
 				k := 0
-				for k < len(next) && next[k].Op == OpDelete {
+				for k < len(next) && next[k].Op == patch.OpDelete {
 					k++
 				}
 				merged := append(append(append([]PlacedLine(nil), next[:k]...), lines...), next[k:]...)
@@ -135,7 +136,7 @@ func (r *renderer) placed(l *lineage) {
 				eof = chs[i].EOF && pls[i].EOFKept
 			}
 			if !hasOldPlaced(lines) {
-				lines = append(lines, PlacedLine{Op: OpContext, FileLine: pl.Start, Text: base.lines[pl.Start]})
+				lines = append(lines, PlacedLine{Op: patch.OpContext, FileLine: pl.Start, Text: base.lines[pl.Start]})
 			}
 		}
 		wrote := false
@@ -151,21 +152,21 @@ func (r *renderer) placed(l *lineage) {
 			r.line("@@")
 		}
 		for _, pline := range lines {
-			if pline.Op == OpAdd {
-				r.body(OpAdd, pline.Text, base.eol == eolCRLF)
+			if pline.Op == patch.OpAdd {
+				r.body(patch.OpAdd, pline.Text, base.eol == eolCRLF)
 			} else {
 				r.body(pline.Op, base.lines[pline.FileLine], crOf(base, pline.FileLine))
 			}
 		}
 		if eof {
-			r.line(eofMarker)
+			r.line(patch.EOFMarker)
 		}
 	}
 }
 
 func hasOldPlaced(ls []PlacedLine) bool {
 	for _, l := range ls {
-		if l.Op != OpAdd {
+		if l.Op != patch.OpAdd {
 			return true
 		}
 	}
@@ -200,7 +201,7 @@ func (r *renderer) blocks(base, cur *fileText, ctx int) {
 			k = 1
 		}
 		for i := 0; i < k && i < n; i++ {
-			r.body(OpContext, base.lines[i], crOf(base, i))
+			r.body(patch.OpContext, base.lines[i], crOf(base, i))
 		}
 		return
 	}
@@ -213,9 +214,9 @@ func (r *renderer) blocks(base, cur *fileText, ctx int) {
 			}
 			r.change(base, cur, b)
 			if b.A0 == b.A1 && b.A0 < n {
-				r.body(OpContext, base.lines[b.A0], crOf(base, b.A0))
+				r.body(patch.OpContext, base.lines[b.A0], crOf(base, b.A0))
 			} else if b.A1 == n {
-				r.line(eofMarker)
+				r.line(patch.EOFMarker)
 			}
 		}
 		return
@@ -230,7 +231,7 @@ func (r *renderer) blocks(base, cur *fileText, ctx int) {
 		r.line("@@")
 		r.span(base, cur, g, start, end)
 		if end == n && n > 0 {
-			r.line(eofMarker)
+			r.line(patch.EOFMarker)
 		}
 	}
 }
@@ -241,7 +242,7 @@ func (r *renderer) whole(base, cur *fileText) {
 	r.line("@@")
 	r.span(base, cur, diffLines(keyed(base), keyed(cur)), 0, n)
 	if n > 0 {
-		r.line(eofMarker)
+		r.line(patch.EOFMarker)
 	}
 }
 
@@ -251,22 +252,22 @@ func (r *renderer) span(base, cur *fileText, blks []editBlock, start, end int) {
 	pos := start
 	for _, b := range blks {
 		for ; pos < b.A0; pos++ {
-			r.body(OpContext, base.lines[pos], crOf(base, pos))
+			r.body(patch.OpContext, base.lines[pos], crOf(base, pos))
 		}
 		r.change(base, cur, b)
 		pos = b.A1
 	}
 	for ; pos < end; pos++ {
-		r.body(OpContext, base.lines[pos], crOf(base, pos))
+		r.body(patch.OpContext, base.lines[pos], crOf(base, pos))
 	}
 }
 
 // change renders one block's deleted base lines then its added cur lines.
 func (r *renderer) change(base, cur *fileText, b editBlock) {
 	for i := b.A0; i < b.A1; i++ {
-		r.body(OpDelete, base.lines[i], crOf(base, i))
+		r.body(patch.OpDelete, base.lines[i], crOf(base, i))
 	}
 	for j := b.B0; j < b.B1; j++ {
-		r.body(OpAdd, cur.lines[j], crOf(cur, j))
+		r.body(patch.OpAdd, cur.lines[j], crOf(cur, j))
 	}
 }

@@ -5,6 +5,8 @@ import (
 	"strings"
 	"unicode/utf8"
 	"unsafe"
+
+	"github.com/slimgate/slim/rescue/internal/patch"
 )
 
 // This file is the model of a file's text (ERRATA 23, 24): lines with their
@@ -216,9 +218,9 @@ func (t *fileText) applyPlacements(pls []*Placement) *fileText {
 		keepRun(pos, pl.Start)
 		for _, l := range pl.Lines {
 			switch l.Op {
-			case OpContext:
+			case patch.OpContext:
 				keep(l.FileLine)
-			case OpAdd:
+			case patch.OpAdd:
 				out.lines = append(out.lines, l.Text)
 				out.terms = append(out.terms, t.eol)
 			}

@@ -6,58 +6,16 @@
 // every file byte-identical.
 package rescue
 
-// This file is the contract between the patch model (parser, engine,
-// renderer, apply) and the matcher (match*.go). Changes must be additive.
+import "github.com/slimgate/slim/rescue/internal/patch"
 
-// Op is the operation of one chunk body line.
-type Op byte
-
-const (
-	OpContext Op = ' '
-	OpDelete  Op = '-'
-	OpAdd     Op = '+'
-)
-
-// ChunkLine is one body line of a chunk. Text excludes the op character and
-// the line terminator.
-type ChunkLine struct {
-	Op   Op
-	Text string
-	Line int // 1-based line in the input patch (0 when synthesised)
-}
-
-// Context is one "@@ text" line of a chunk. Stacked contexts narrow one after
-// the other, outermost first.
-type Context struct {
-	Text string
-	Line int // 1-based line in the input patch
-}
-
-// Chunk is one @@ section of an Update File hunk.
-type Chunk struct {
-	Contexts []Context
-	Lines    []ChunkLine
-	EOF      bool // followed by "*** End of File"
-	Line     int  // 1-based patch line where the chunk starts
-}
-
-// OldLines returns the context and removed lines, in order: what the chunk
-// expects to find in the file.
-func (c *Chunk) OldLines() []string {
-	var out []string
-	for _, l := range c.Lines {
-		if l.Op != OpAdd {
-			out = append(out, l.Text)
-		}
-	}
-	return out
-}
+// This file is the contract between the engine (resolution, rendering,
+// apply) and the matcher (match*.go).
 
 // PlacedLine is one line of a placed chunk. Context and delete lines refer to
 // the file line they stand for (FileLine, 0-based) and carry its bytes; add
 // lines carry the authored text (FileLine -1).
 type PlacedLine struct {
-	Op       Op
+	Op       patch.Op
 	FileLine int
 	Text     string
 }
@@ -86,13 +44,7 @@ type Placement struct {
 	EOFKept bool
 	// Repairs made while placing (context_not_found, unified_diff_header,
 	// nested_context, ...).
-	Repairs []Repair
+	Repairs []patch.Repair
 	// Cursor is where the next chunk of the same hunk starts searching.
 	Cursor int
-}
-
-// Repair is one normalisation or rescue step, reported in --json.
-type Repair struct {
-	Kind string `json:"kind"`
-	Line int    `json:"line,omitempty"` // 1-based line of the input patch
 }

@@ -1,4 +1,4 @@
-package rescue
+package patch
 
 import (
 	"strings"
@@ -7,74 +7,16 @@ import (
 	"github.com/slimgate/slim/rescue/internal/jsstr"
 )
 
-// This file is the patch parser: the strict grammar of the Codex format,
-// with the anchor's validation messages, plus the harmless variants that
-// DECISIONS.md rescue 7 accepts. Each accepted variant is recorded as a
-// Repair, and a patch that needed one is handed on rewritten.
+// This file is the parser: the strict grammar of the Codex format, with the
+// validation messages of the host's own apply_patch tool, plus harmless
+// variants that only a patch written by hand or pasted from a chat has: CR
+// line ends, a heredoc, an "apply_patch <<'EOF'" line or a code fence around
+// the patch, whitespace around markers and headers, body lines before the
+// first @@ of an Update, and empty lines inside a chunk. Each accepted
+// variant is recorded as a Repair, and a patch that needed one is handed on
+// rewritten.
 
-// Repair kinds recorded by the parser and the engine (ERRATA 4).
-const (
-	RepairPatchEOL         = "patch_eol"
-	RepairHeredoc          = "heredoc"
-	RepairApplyPatchPrefix = "apply_patch_prefix"
-	RepairCodeFence        = "code_fence"
-	RepairPaddedMarker     = "padded_marker"
-	RepairPaddedHeader     = "padded_header"
-	RepairMissingChunkHead = "missing_chunk_header"
-	RepairBlankContextLine = "blank_context_line"
-	RepairNestedContext    = "nested_context"
-	RepairAbsolutePath     = "absolute_path"
-	RepairSelfMoveDropped  = "self_move_dropped"
-	RepairSamePathMerged   = "same_path_merged"
-	RepairHostEOL          = "host_eol"
-	validationPrefix       = "apply_patch validation failed: "
-	invalidFormat          = "Invalid patch format: "
-	beginMarker            = "*** Begin Patch"
-	endMarker              = "*** End Patch"
-	eofMarker              = "*** End of File"
-	addHeader              = "*** Add File:"
-	deleteHeader           = "*** Delete File:"
-	updateHeader           = "*** Update File:"
-	moveHeader             = "*** Move to:"
-)
-
-// HunkKind is the operation of one file section.
-type HunkKind int
-
-// The three file operations.
-const (
-	HunkAdd HunkKind = iota
-	HunkDelete
-	HunkUpdate
-)
-
-func (k HunkKind) String() string {
-	switch k {
-	case HunkAdd:
-		return "add"
-	case HunkDelete:
-		return "delete"
-	default:
-		return "update"
-	}
-}
-
-// Hunk is one file operation of a patch.
-type Hunk struct {
-	Kind HunkKind
-	Path string // as written, trimmed
-	Move string // Update only; "" when none
-	// Add holds the text after each "+" of an Add body.
-	Add    []string
-	Chunks []*Chunk
-	Line   int // 1-based patch line of the header
-}
-
-// Patch is a parsed patch.
-type Patch struct {
-	Hunks   []*Hunk
-	Repairs []Repair
-}
+const invalidFormat = "Invalid patch format: "
 
 // heredocDelim recognises a heredoc opening line, `[cat ]<<[-]['"]WORD['"]`,
 // and returns its delimiter. With cmd, the line must start with the
@@ -132,7 +74,7 @@ type pline struct {
 }
 
 func validationErr(format string) error {
-	return &slimerr.Error{Kind: slimerr.Validation, Code: slimerr.CodeMalformedPatch, Message: validationPrefix + format}
+	return &slimerr.Error{Kind: slimerr.Validation, Code: slimerr.CodeMalformedPatch, Message: ValidationPrefix + format}
 }
 
 func showLine(s string) string {
@@ -208,19 +150,19 @@ func Parse(text []byte) (*Patch, error) {
 
 	begin, end := -1, -1
 	for i := lo; i <= hi; i++ {
-		if jsstr.Trim(lines[i].text) == beginMarker {
+		if jsstr.Trim(lines[i].text) == BeginMarker {
 			begin = i
 			break
 		}
 	}
 	if begin >= 0 {
 		for i := begin + 1; i <= hi; i++ {
-			if jsstr.TrimEnd(lines[i].text) == endMarker {
+			if jsstr.TrimEnd(lines[i].text) == EndMarker {
 				end = i
 				break
 			}
 		}
-		if end < 0 && hi > begin && jsstr.Trim(lines[hi].text) == endMarker {
+		if end < 0 && hi > begin && jsstr.Trim(lines[hi].text) == EndMarker {
 			end = hi
 			p.Repairs = append(p.Repairs, Repair{Kind: RepairPaddedMarker, Line: lines[hi].num})
 		}
@@ -287,8 +229,8 @@ func Parse(text []byte) (*Patch, error) {
 		case HunkUpdate:
 			if i < len(body) {
 				t := jsstr.TrimStart(body[i].text)
-				if strings.HasPrefix(t, moveHeader) {
-					mv := jsstr.Trim(t[len(moveHeader):])
+				if strings.HasPrefix(t, MoveHeader) {
+					mv := jsstr.Trim(t[len(MoveHeader):])
 					if mv == "" {
 						return nil, validationErr(invalidFormat + "unexpected line between hunks: " + showLine(l.text))
 					}
@@ -322,7 +264,7 @@ func parseHeader(line string) (HunkKind, string, bool) {
 	for _, h := range []struct {
 		prefix string
 		kind   HunkKind
-	}{{addHeader, HunkAdd}, {deleteHeader, HunkDelete}, {updateHeader, HunkUpdate}} {
+	}{{AddHeader, HunkAdd}, {DeleteHeader, HunkDelete}, {UpdateHeader, HunkUpdate}} {
 		if strings.HasPrefix(t, h.prefix) {
 			path := jsstr.Trim(t[len(h.prefix):])
 			if path == "" {
@@ -345,10 +287,10 @@ loop:
 		t := l.text
 		switch {
 		case strings.HasPrefix(t, "***"):
-			if jsstr.TrimEnd(t) != eofMarker || cur == nil {
+			if jsstr.TrimEnd(t) != EOFMarker || cur == nil {
 				break loop
 			}
-			if t != eofMarker {
+			if t != EOFMarker {
 				p.Repairs = append(p.Repairs, Repair{Kind: RepairPaddedMarker, Line: l.num})
 			}
 			cur.EOF = true
@@ -418,46 +360,6 @@ func lineText(body []pline, num int) string {
 		return "-"
 	}
 	return body[k].text
-}
-
-// Format renders a parsed patch in canonical form: the plain envelope,
-// single-space headers, an "@@" line before every chunk, blank context
-// lines as a single space. Parse(Format(p)) gives p back.
-func (p *Patch) Format() string {
-	var b strings.Builder
-	b.WriteString(beginMarker + "\n")
-	for _, h := range p.Hunks {
-		switch h.Kind {
-		case HunkAdd:
-			b.WriteString(addHeader + " " + h.Path + "\n")
-			for _, l := range h.Add {
-				b.WriteString("+" + l + "\n")
-			}
-		case HunkDelete:
-			b.WriteString(deleteHeader + " " + h.Path + "\n")
-		case HunkUpdate:
-			b.WriteString(updateHeader + " " + h.Path + "\n")
-			if h.Move != "" {
-				b.WriteString(moveHeader + " " + h.Move + "\n")
-			}
-			for _, c := range h.Chunks {
-				if len(c.Contexts) == 0 {
-					b.WriteString("@@\n")
-				}
-				for _, ctx := range c.Contexts {
-					b.WriteString("@@ " + ctx.Text + "\n")
-				}
-				for _, l := range c.Lines {
-					b.WriteString(string(rune(l.Op)) + l.Text + "\n")
-				}
-				if c.EOF {
-					b.WriteString(eofMarker + "\n")
-				}
-			}
-		}
-	}
-	b.WriteString(endMarker + "\n")
-	return b.String()
 }
 
 func isHeredoc(line string) bool    { _, ok := heredocDelim(line, false); return ok }

@@ -1,10 +1,21 @@
-package rescue
+package patch
 
 import (
 	"reflect"
 	"strings"
 	"testing"
+
+	"github.com/slimgate/slim/internal/slimerr"
 )
+
+func wrap(body string) string { return "*** Begin Patch\n" + body + "*** End Patch\n" }
+
+func kindOf(err error) slimerr.Kind {
+	if err == nil {
+		return ""
+	}
+	return slimerr.From(err).Kind
+}
 
 // shape is a patch without line numbers or repairs, for comparisons.
 func shape(p *Patch) []string {
