@@ -27,77 +27,46 @@ import (
 	"github.com/slimgate/slim/hooks/protocol"
 	"github.com/slimgate/slim/internal/filelock"
 	"github.com/slimgate/slim/internal/slimerr"
+	"github.com/slimgate/slim/rescue"
+	"github.com/slimgate/slim/search"
+	"github.com/slimgate/slim/worktree/hostpath"
 )
-
-// PatchRequest is what the apply_patch guard needs besides the patch.
-type PatchRequest struct {
-	Directory, Worktree, Cwd string
-	// Platform is the host's process.platform (win32 selects Windows path
-	// rules).
-	Platform string
-	// Outside is "" (block) or "passthrough" (SLIM_OUTSIDE).
-	Outside string
-	// AllowNested lets targets in nested worktrees count as inside.
-	AllowNested bool
-}
-
-// PatchResult is the apply_patch guard's decision: unchanged, rewrite,
-// passthrough or block, and the patch text to hand on for rewrite.
-type PatchResult struct {
-	Decision  string
-	PatchText string
-	// Message explains a block when no error carries it.
-	Message string
-	// Warnings are about targets the patch may write (a hard-linked file
-	// whose data other paths share); they go into the answer's notes.
-	Warnings []string
-}
-
-// Patch decisions.
-const (
-	PatchUnchanged   = "unchanged"
-	PatchRewrite     = "rewrite"
-	PatchPassthrough = "passthrough"
-	PatchBlock       = "block"
-)
-
-// PatchFunc checks and rescues one apply_patch patch. An error blocks the
-// call with the error's message (which carries its apply_patch prefix).
-// ctx carries the check's budget: when it is done the func should stop and
-// return an error; the dispatcher blocks the call at the deadline whether or
-// not it has returned.
-type PatchFunc func(ctx context.Context, patch []byte, r PatchRequest) (PatchResult, error)
 
 // DefaultPatchBudget is the wall-clock time one apply_patch check may take
 // when the Dispatcher sets none: well inside the plugin's default timeout of
 // 5 s, so that slim answers block itself instead of being killed.
 const DefaultPatchBudget = 3 * time.Second
 
-// SearchOutcome is the grep/glob pre-check's answer: Args is non-nil when
-// the path was re-anchored (the call is mutated to these args), Block holds
-// the message when the call must not run.
-type SearchOutcome struct {
-	Args  map[string]any
-	Block string
-}
-
-// SearchFunc runs the grep/glob pre-check. It must not change args: it
-// returns new args in the outcome instead. An error lets the call pass.
-type SearchFunc func(tool string, args map[string]any, host protocol.Host) (SearchOutcome, error)
-
-// Dispatcher holds the guards of one process. Nil guards are skipped.
+// Dispatcher holds the guards of one process. A guard that is off is
+// skipped.
 type Dispatcher struct {
-	Patch  PatchFunc
-	Search SearchFunc
-	Loop   *loopguard.Guard
-	// Outside and AllowNested come from SLIM_OUTSIDE and SLIM_ALLOW_NESTED;
-	// no request field can change them.
+	// PatchGuard turns on the apply_patch guard: rescue.Process checks the
+	// containment of every target, then validates and rescues the patch,
+	// and the call is handed on with the original patch, a rewritten one,
+	// or refused.
+	PatchGuard bool
+	// SearchGuard turns on the grep/glob path pre-check (search.Precheck):
+	// a stale absolute path is re-anchored on the workspace, a missing or
+	// invalid one blocks the call.
+	SearchGuard bool
+	// Loop is the loop guard; nil turns it off.
+	Loop *loopguard.Guard
+	// Outside is the policy for apply_patch targets outside the workspace:
+	// rescue.OutsideBlock (also when empty) or rescue.OutsidePassthrough.
+	// AllowNested lets targets in nested worktrees count as inside. No
+	// request field can change either; the slim command sets them from
+	// SLIM_OUTSIDE and SLIM_ALLOW_NESTED.
 	Outside     string
 	AllowNested bool
 	// PatchBudget bounds the wall-clock time of one apply_patch check; zero
 	// means DefaultPatchBudget. When it runs out the call is blocked.
 	PatchBudget time.Duration
 	Log         zerolog.Logger
+
+	// process stands in for rescue.Process in this package's tests (a
+	// check that ignores its context, fails or panics); nil means
+	// rescue.Process.
+	process func(patch []byte, opts rescue.Options) (*rescue.Result, error)
 }
 
 // Handle answers one validated request.
@@ -142,14 +111,14 @@ func (d *Dispatcher) before(ctx context.Context, req *protocol.Request) protocol
 
 	switch req.Tool {
 	case "apply_patch":
-		if d.Patch == nil {
+		if !d.PatchGuard {
 			break
 		}
 		patch, ok := args["patchText"].(string)
 		if !ok {
 			break
 		}
-		res, err := d.checkPatch(ctx, patch, d.patchRequest(req))
+		res, err := d.checkPatch(ctx, patch, d.patchOptions(req))
 		if err != nil {
 			se := slimerr.From(err)
 			if se.Kind == slimerr.Internal && !strings.HasPrefix(se.Message, "apply_patch") {
@@ -158,30 +127,37 @@ func (d *Dispatcher) before(ctx context.Context, req *protocol.Request) protocol
 			d.Log.Info().Str("kind", string(se.Kind)).Str("code", se.Code).Msg("apply_patch refused")
 			return block(se.Message, []string{"apply_patch: " + string(se.Kind)})
 		}
+		// A target named by two hunks gives its warning twice; one note is
+		// enough.
+		seen := map[string]bool{}
 		for _, w := range res.Warnings {
-			notes = append(notes, "apply_patch: warning: "+w)
+			if !seen[w] {
+				seen[w] = true
+				notes = append(notes, "apply_patch: warning: "+w)
+			}
 		}
 		switch res.Decision {
-		case PatchRewrite:
-			if res.PatchText != patch {
+		case rescue.DecisionRewrite:
+			text := ""
+			if res.PatchText != nil {
+				text = *res.PatchText
+			}
+			if text != patch {
 				mutated = copyArgs(args)
-				mutated["patchText"] = res.PatchText
+				mutated["patchText"] = text
 				notes = append(notes, "apply_patch: rescued")
 			}
-		case PatchBlock:
-			msg := res.Message
-			if msg == "" {
-				msg = "apply_patch blocked: the patch was refused"
-			}
-			return block(msg, []string{"apply_patch: blocked"})
-		case PatchPassthrough:
+		case rescue.DecisionBlock:
+			return block("apply_patch blocked: the patch was refused", []string{"apply_patch: blocked"})
+		case rescue.DecisionPassthrough:
 			notes = append(notes, "apply_patch: passthrough (outside, host will ask)")
 		}
 	case "grep", "glob":
-		if d.Search == nil || args == nil {
+		if !d.SearchGuard || args == nil {
 			break
 		}
-		out, err := d.Search(req.Tool, args, req.Host)
+		h := req.Host
+		out, err := search.Precheck(req.Tool, args, search.Host{Generation: h.Generation, Platform: h.Platform, Directory: h.Directory, Cwd: h.Cwd})
 		if err != nil {
 			// Not evidence that the path is wrong: the call goes ahead
 			// (with re-anchored args, if the pre-check got that far).
@@ -219,19 +195,25 @@ func (d *Dispatcher) before(ctx context.Context, req *protocol.Request) protocol
 	return r
 }
 
-// checkPatch runs the patch guard within its budget. It answers at the
-// deadline even when the guard has not returned (the guard's goroutine is
-// left to notice its context), and turns a panic into an internal error, so
-// that neither lets the patch pass unchecked.
-func (d *Dispatcher) checkPatch(ctx context.Context, patch string, r PatchRequest) (PatchResult, error) {
+// checkPatch runs rescue.Process on the patch within the budget. It
+// answers at the deadline even when the check has not returned (its
+// goroutine is left to notice its context), and turns a panic into an
+// internal error, so that neither lets the patch pass unchecked. A nil
+// error comes with a result.
+func (d *Dispatcher) checkPatch(ctx context.Context, patch string, opts rescue.Options) (*rescue.Result, error) {
 	budget := d.PatchBudget
 	if budget <= 0 {
 		budget = DefaultPatchBudget
 	}
 	ctx, cancel := context.WithTimeout(ctx, budget)
 	defer cancel()
+	opts.Context = ctx
+	process := d.process
+	if process == nil {
+		process = rescue.Process
+	}
 	type outcome struct {
-		res PatchResult
+		res *rescue.Result
 		err error
 	}
 	done := make(chan outcome, 1)
@@ -239,10 +221,10 @@ func (d *Dispatcher) checkPatch(ctx context.Context, patch string, r PatchReques
 		defer func() {
 			if p := recover(); p != nil {
 				d.Log.Error().Interface("panic", p).Msg("apply_patch check panicked; blocking")
-				done <- outcome{PatchResult{Decision: PatchBlock}, slimerr.New(slimerr.Internal, slimerr.CodeInternal, "apply_patch internal error: the check failed: %v", p)}
+				done <- outcome{nil, slimerr.New(slimerr.Internal, slimerr.CodeInternal, "apply_patch internal error: the check failed: %v", p)}
 			}
 		}()
-		res, err := d.Patch(ctx, []byte(patch), r)
+		res, err := process([]byte(patch), opts)
 		done <- outcome{res, err}
 	}()
 	select {
@@ -254,7 +236,7 @@ func (d *Dispatcher) checkPatch(ctx context.Context, patch string, r PatchReques
 			return o.res, o.err
 		default:
 		}
-		return PatchResult{Decision: PatchBlock}, budgetError(ctx, budget)
+		return nil, budgetError(ctx, budget)
 	}
 }
 
@@ -269,7 +251,7 @@ func budgetError(ctx context.Context, budget time.Duration) error {
 // patch cannot be checked. For anything else ok is false and the caller
 // reports the bad request as usual, which lets the call pass.
 func (d *Dispatcher) TooLarge(phase protocol.Phase, err *protocol.TooLargeError) (resp protocol.Response, ok bool) {
-	if phase != protocol.Before || err.Tool != "apply_patch" || d.Patch == nil {
+	if phase != protocol.Before || err.Tool != "apply_patch" || !d.PatchGuard {
 		return protocol.Response{}, false
 	}
 	d.Log.Info().Int("limit", err.Limit).Msg("apply_patch request too large; blocking")
@@ -277,17 +259,27 @@ func (d *Dispatcher) TooLarge(phase protocol.Phase, err *protocol.TooLargeError)
 		[]string{"apply_patch: blocked", "apply_patch: request too large"}), true
 }
 
-func (d *Dispatcher) patchRequest(req *protocol.Request) PatchRequest {
+// patchOptions are the rescue options for the request's patch: the host's
+// directory (its cwd when it names none), worktree and path rules, and the
+// process's outside policy and nested switch.
+func (d *Dispatcher) patchOptions(req *protocol.Request) rescue.Options {
 	dir := req.Host.Directory
 	if dir == "" {
 		dir = req.Host.Cwd
 	}
-	return PatchRequest{
+	flavor := hostpath.Native
+	if req.Host.Platform != "" {
+		flavor = hostpath.ForPlatform(req.Host.Platform)
+	}
+	outside := d.Outside
+	if outside == "" {
+		outside = rescue.OutsideBlock
+	}
+	return rescue.Options{
 		Directory:   dir,
 		Worktree:    req.Host.Worktree,
-		Cwd:         req.Host.Cwd,
-		Platform:    req.Host.Platform,
-		Outside:     d.Outside,
+		Flavor:      flavor,
+		Outside:     outside,
 		AllowNested: d.AllowNested,
 	}
 }

@@ -1,7 +1,6 @@
 package hooks
 
 import (
-	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -13,6 +12,7 @@ import (
 	"time"
 
 	"github.com/slimgate/slim/hooks/protocol"
+	"github.com/slimgate/slim/rescue"
 )
 
 // apply_patch through the dispatcher with the real rescue engine: the hook
@@ -60,7 +60,7 @@ func TestApplyPatchThroughHook(t *testing.T) {
 		t.Run(c.name, func(t *testing.T) {
 			h := newHarness(t)
 			h.host = string(host)
-			h.d.Patch = RescuePatch
+			h.d.PatchGuard = true
 			h.d.Outside = c.outside
 			_, r := h.before("apply_patch", "s", map[string]any{"patchText": c.patch, "description": "edit"})
 			if r.Action != c.action {
@@ -90,7 +90,7 @@ func TestLoopGuardSeesRescuedPatch(t *testing.T) {
 	host, _ := json.Marshal(map[string]string{"platform": "linux", "directory": root, "worktree": "/", "cwd": root})
 	h := newHarness(t)
 	h.host = string(host)
-	h.d.Patch = RescuePatch
+	h.d.PatchGuard = true
 	stale := "*** Begin Patch\n*** Update File: a.txt\n@@\n-hello\n+HELLO\n world\n*** End Patch"
 	id, r := h.before("apply_patch", "s", map[string]any{"patchText": stale})
 	if r.Action != protocol.Mutate {
@@ -129,9 +129,9 @@ const budgetPrefix = "apply_patch blocked: slim could not finish checking this p
 func TestPatchBudgetBlocksAtTheDeadline(t *testing.T) {
 	release := make(chan struct{})
 	defer close(release)
-	d := &Dispatcher{PatchBudget: 50 * time.Millisecond, Patch: func(ctx context.Context, patch []byte, r PatchRequest) (PatchResult, error) {
-		<-release // ignores ctx on purpose
-		return PatchResult{Decision: PatchUnchanged}, nil
+	d := &Dispatcher{PatchGuard: true, PatchBudget: 50 * time.Millisecond, process: func(patch []byte, opts rescue.Options) (*rescue.Result, error) {
+		<-release // ignores opts.Context on purpose
+		return &rescue.Result{Decision: rescue.DecisionUnchanged}, nil
 	}}
 	t0 := time.Now()
 	r := beforePatch(t, d, t.TempDir(), "*** Begin Patch\n*** Add File: a.txt\n+x\n*** End Patch")
@@ -146,16 +146,16 @@ func TestPatchBudgetBlocksAtTheDeadline(t *testing.T) {
 	}
 }
 
-// The guard gets the budget as its context's deadline.
+// The check gets the budget as its context's deadline.
 func TestPatchGuardSeesTheBudgetDeadline(t *testing.T) {
 	var left time.Duration
-	d := &Dispatcher{PatchBudget: time.Minute, Patch: func(ctx context.Context, patch []byte, r PatchRequest) (PatchResult, error) {
-		dl, ok := ctx.Deadline()
+	d := &Dispatcher{PatchGuard: true, PatchBudget: time.Minute, process: func(patch []byte, opts rescue.Options) (*rescue.Result, error) {
+		dl, ok := opts.Context.Deadline()
 		if !ok {
 			t.Error("no deadline")
 		}
 		left = time.Until(dl)
-		return PatchResult{Decision: PatchUnchanged}, nil
+		return &rescue.Result{Decision: rescue.DecisionUnchanged}, nil
 	}}
 	if r := beforePatch(t, d, t.TempDir(), "p"); r.Action != protocol.Pass {
 		t.Fatalf("%+v", r)
@@ -172,7 +172,7 @@ func TestPatchGuardSeesTheBudgetDeadline(t *testing.T) {
 
 // The real engine under a budget too small for its patch: blocked with the
 // budget message, never handed on unchecked.
-func TestRescuePatchOverBudgetIsBlocked(t *testing.T) {
+func TestRescueOverBudgetIsBlocked(t *testing.T) {
 	root := t.TempDir()
 	var file, patch strings.Builder
 	patch.WriteString("*** Begin Patch\n")
@@ -190,7 +190,7 @@ func TestRescuePatchOverBudgetIsBlocked(t *testing.T) {
 		}
 	}
 	patch.WriteString("*** End Patch")
-	d := &Dispatcher{PatchBudget: time.Millisecond, Patch: RescuePatch}
+	d := &Dispatcher{PatchGuard: true, PatchBudget: time.Millisecond}
 	r := beforePatch(t, d, root, patch.String())
 	if r.Action != protocol.Block || !strings.HasPrefix(r.Message, budgetPrefix) {
 		t.Fatalf("%s %.200q", r.Action, r.Message)
@@ -201,16 +201,16 @@ func TestRescuePatchOverBudgetIsBlocked(t *testing.T) {
 	}
 }
 
-// A guard that fails, or panics, blocks the patch: apply_patch fails closed.
+// A check that fails, or panics, blocks the patch: apply_patch fails closed.
 func TestPatchGuardFailureBlocks(t *testing.T) {
-	for name, guard := range map[string]PatchFunc{
-		"error": func(context.Context, []byte, PatchRequest) (PatchResult, error) {
-			return PatchResult{}, errors.New("disk on fire")
+	for name, check := range map[string]func([]byte, rescue.Options) (*rescue.Result, error){
+		"error": func([]byte, rescue.Options) (*rescue.Result, error) {
+			return nil, errors.New("disk on fire")
 		},
-		"panic": func(context.Context, []byte, PatchRequest) (PatchResult, error) { panic("disk on fire") },
+		"panic": func([]byte, rescue.Options) (*rescue.Result, error) { panic("disk on fire") },
 	} {
 		t.Run(name, func(t *testing.T) {
-			r := beforePatch(t, &Dispatcher{Patch: guard}, t.TempDir(), "p")
+			r := beforePatch(t, &Dispatcher{PatchGuard: true, process: check}, t.TempDir(), "p")
 			if r.Action != protocol.Block || !strings.HasPrefix(r.Message, "apply_patch internal error: ") || !strings.Contains(r.Message, "disk on fire") {
 				t.Fatalf("%+v", r)
 			}
@@ -227,7 +227,7 @@ func TestHardLinkedTargetPassesWithAWarning(t *testing.T) {
 		t.Skip("no hard links here:", err)
 	}
 	os.WriteFile(filepath.Join(root, "c.txt"), []byte("plain\n"), 0o644)
-	d := &Dispatcher{Patch: RescuePatch}
+	d := &Dispatcher{PatchGuard: true}
 	r := beforePatch(t, d, root, "*** Begin Patch\n*** Update File: a.txt\n@@\n-hello\n+HELLO\n*** End Patch")
 	if r.Action != protocol.Pass {
 		t.Fatalf("%+v", r)
@@ -258,7 +258,7 @@ func TestHardLinkedTargetPassesWithAWarning(t *testing.T) {
 // A request too large to read blocks apply_patch in before and is left to
 // fail open for every other tool and phase.
 func TestTooLargeRequest(t *testing.T) {
-	d := &Dispatcher{Patch: RescuePatch}
+	d := &Dispatcher{PatchGuard: true}
 	tl := &protocol.TooLargeError{Limit: protocol.MaxRequestBytes, Tool: "apply_patch"}
 	r, ok := d.TooLarge(protocol.Before, tl)
 	if !ok || r.Action != protocol.Block || !strings.HasPrefix(r.Message, "apply_patch blocked: the request is larger than 64 MiB") {

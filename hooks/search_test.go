@@ -20,7 +20,7 @@ func TestSearchPrecheckThroughHook(t *testing.T) {
 
 	h := newHarness(t)
 	h.host = string(hostJSON)
-	h.d.Search = SearchPrecheck
+	h.d.SearchGuard = true
 
 	// A1: absolute missing path blocks.
 	missing := filepath.Join(root, "does-not-exist", "missing.txt")
@@ -74,7 +74,7 @@ func TestFirstBlockWins(t *testing.T) {
 	hostJSON, _ := json.Marshal(map[string]string{"flavor": "v2", "platform": "linux", "directory": root, "cwd": root})
 	h := newHarness(t)
 	h.host = string(hostJSON)
-	h.d.Search = SearchPrecheck
+	h.d.SearchGuard = true
 	for i := 0; i < 7; i++ {
 		if _, r := h.before("glob", "s", args("pattern", "*", "path", "gone")); r.Action != protocol.Block || !strings.HasPrefix(r.Message, "Search path does not exist") {
 			t.Fatalf("call %d: %+v", i, r)

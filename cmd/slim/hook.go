@@ -115,8 +115,8 @@ func patchBudget(e *env) time.Duration {
 // newDispatcher wires the guards from the process environment.
 func newDispatcher(e *env) *hooks.Dispatcher {
 	d := &hooks.Dispatcher{
-		Patch:       hooks.RescuePatch,
-		Search:      hooks.SearchPrecheck,
+		PatchGuard:  true,
+		SearchGuard: true,
 		Outside:     os.Getenv("SLIM_OUTSIDE"),
 		AllowNested: os.Getenv("SLIM_ALLOW_NESTED") == "1",
 		PatchBudget: patchBudget(e),
