@@ -11,10 +11,10 @@ import (
 	"strconv"
 )
 
-// Fingerprint returns the 128-bit hex fingerprint of a tool call's args (or
+// fingerprint returns the 128-bit hex fingerprint of a tool call's args (or
 // of a result): sha256 over the lower-cased tool name, a 0x00 byte and the
 // canonical JSON of v. The tool name must already be lower-cased.
-func Fingerprint(tool string, v any) string {
+func fingerprint(tool string, v any) string {
 	h := sha256.New()
 	io.WriteString(h, tool)
 	h.Write([]byte{0})
@@ -24,11 +24,11 @@ func Fingerprint(tool string, v any) string {
 	return hex.EncodeToString(sum[:16])
 }
 
-// Canonical returns the canonical JSON of v: object keys sorted by their
+// canonical returns the canonical JSON of v: object keys sorted by their
 // bytes at every depth, arrays in order, numbers exactly as written
 // (json.Number), strings escaped minimally and never HTML-escaped, no
 // whitespace. Distinct values give distinct texts.
-func Canonical(v any) []byte {
+func canonical(v any) []byte {
 	var b bytesWriter
 	w := canonWriter{w: &b}
 	w.value(v)

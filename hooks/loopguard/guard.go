@@ -1,9 +1,10 @@
 // Package loopguard stops an agent that keeps making the same tool call and
-// getting the same result. It follows generation G1 of the anchor's design:
-// a run grows only when an after confirms a result identical to the last
-// one for identical args; from the 3rd identical result a notice is
-// appended to the output, and from then on a 6th identical read, grep or
-// glob is refused before it runs, until a different call completes.
+// getting the same result. A run grows only when an after confirms a result
+// identical to the last one for identical args (so parallel befores cannot
+// inflate it); from the 3rd identical result a notice is appended to the
+// output, and from then on a 6th identical read, grep or glob is refused
+// before it runs, until a different call completes. Delegation and task
+// tools (task, task_status, wait_for_user, ...) are not looked at.
 //
 // Each hook phase runs in its own process, so the per-session state lives in
 // a small locked file (see Store); any store failure lets the call pass.
@@ -19,11 +20,11 @@ import (
 // notice.
 const Marker = "[REPEATED TOOL CALLS - STOP]"
 
-// Thresholds: the notice from the NoticeAt-th identical result, the refusal
-// of a read, grep or glob once RefuseAt identical results were seen.
+// Thresholds: the notice from the noticeAt-th identical result, the refusal
+// of a read, grep or glob once refuseAt identical results were seen.
 const (
-	NoticeAt = 3
-	RefuseAt = 5
+	noticeAt = 3
+	refuseAt = 5
 )
 
 // exempt reports whether the lower-cased tool skips both phases: it neither
@@ -37,12 +38,9 @@ func exempt(lower string) bool {
 	return false
 }
 
-// refusable reports whether the lower-cased tool is refused after RefuseAt
+// refusable reports whether the lower-cased tool is refused after refuseAt
 // identical results; every other eligible tool only gets the notice.
 func refusable(lower string) bool { return lower == "read" || lower == "grep" || lower == "glob" }
-
-// Exempt reports whether tool (any case) is outside the loop guard.
-func Exempt(tool string) bool { return exempt(strings.ToLower(tool)) }
 
 // untrackedPrefix starts the key of a result whose before was never seen
 // (unknown callID, reset, expired entry). Real keys are 32 hex digits, so
@@ -71,11 +69,11 @@ func (g *Guard) Before(tool, sessionID, callID string, args any) (string, error)
 	if sessionID == "" || exempt(lower) {
 		return "", nil
 	}
-	key := Fingerprint(lower, args)
+	key := fingerprint(lower, args)
 	refusal := ""
-	err := g.Store.Update(sessionID, func(st *State) bool {
-		if refusable(lower) && st.Last.Args == key && st.Last.Runs >= RefuseAt {
-			refusal = RefusalText(tool, st.Last.Runs)
+	err := g.Store.update(sessionID, func(st *State) bool {
+		if refusable(lower) && st.Last.Args == key && st.Last.Runs >= refuseAt {
+			refusal = refusalText(tool, st.Last.Runs)
 			return false
 		}
 		st.Pending[callID] = Pending{Args: key, CreatedAt: g.now().UTC()}
@@ -93,9 +91,9 @@ func (g *Guard) After(tool, sessionID, callID string, output any) (string, error
 	if sessionID == "" || exempt(lower) {
 		return "", nil
 	}
-	outHash := Fingerprint(lower, output)
+	outHash := fingerprint(lower, output)
 	runs := 0
-	err := g.Store.Update(sessionID, func(st *State) bool {
+	err := g.Store.update(sessionID, func(st *State) bool {
 		p, ok := st.Pending[callID]
 		delete(st.Pending, callID)
 		switch {
@@ -118,8 +116,8 @@ func (g *Guard) After(tool, sessionID, callID string, output any) (string, error
 		return "", err
 	}
 	s, isString := output.(string)
-	if runs >= NoticeAt && isString && !strings.Contains(s, Marker) {
-		return NoticeText(runs), nil
+	if runs >= noticeAt && isString && !strings.Contains(s, Marker) {
+		return noticeText(runs), nil
 	}
 	return "", nil
 }
@@ -133,9 +131,9 @@ func (g *Guard) Reset(sessionID string) (bool, error) {
 	return g.Store.Delete(sessionID)
 }
 
-// NoticeText is the text appended to the result of the runs-th identical
+// noticeText is the text appended to the result of the runs-th identical
 // call. It begins with a newline, then the marker.
-func NoticeText(runs int) string {
+func noticeText(runs int) string {
 	return fmt.Sprintf("\n%s\n"+
 		"This is call number %d in a row with exactly the same arguments, and it returned exactly the same result again. "+
 		"Calling it again will not tell you anything new: you are stuck in an infinite loop.\n"+
@@ -145,8 +143,8 @@ func NoticeText(runs int) string {
 		"3. If you already have enough, stop calling tools and write your final answer.\n", Marker, runs)
 }
 
-// RefusalText is the block message for a refused call.
-func RefusalText(tool string, runs int) string {
+// refusalText is the block message for a refused call.
+func refusalText(tool string, runs int) string {
 	return fmt.Sprintf("Refusing to execute %q: the same call with the same arguments has already returned the same result %d times in a row. "+
 		"Running it again would only continue an infinite loop, so it was not run. "+
 		"Use what those results told you: make a different call, or give your final answer now.", tool, runs)

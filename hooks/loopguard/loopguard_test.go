@@ -32,14 +32,14 @@ func TestCanonical(t *testing.T) {
 		{`{"é":1,"e":2,"":3}`, `{"":3,"e":2,"é":1}`},
 	}
 	for _, c := range cases {
-		if got := string(Canonical(decode(t, c.in))); got != c.want {
-			t.Errorf("Canonical(%s) = %s, want %s", c.in, got, c.want)
+		if got := string(canonical(decode(t, c.in))); got != c.want {
+			t.Errorf("canonical(%s) = %s, want %s", c.in, got, c.want)
 		}
 	}
 }
 
 func TestFingerprint(t *testing.T) {
-	fp := func(tool, s string) string { return Fingerprint(tool, decode(t, s)) }
+	fp := func(tool, s string) string { return fingerprint(tool, decode(t, s)) }
 	if fp("read", `{"a":1,"b":2}`) != fp("read", `{"b":2,"a":1}`) {
 		t.Error("key order changed the fingerprint")
 	}
@@ -119,12 +119,12 @@ func touch(t *testing.T, p string, mod time.Time) {
 func TestGC(t *testing.T) {
 	now := time.Now()
 	s := NewStore(t.TempDir(), StoreOptions{Now: func() time.Time { return now }})
-	// 3 old sessions, MaxSessions+5 recent ones, a stale temp file, an
+	// 3 old sessions, maxSessions+5 recent ones, a stale temp file, an
 	// orphaned lock, and a fresh temp file that must stay.
 	for i := 0; i < 3; i++ {
-		touch(t, s.Path(fmt.Sprint("old", i)), now.Add(-MaxAge-time.Hour))
+		touch(t, s.Path(fmt.Sprint("old", i)), now.Add(-maxAge-time.Hour))
 	}
-	for i := 0; i < MaxSessions+5; i++ {
+	for i := 0; i < maxSessions+5; i++ {
 		touch(t, s.Path(fmt.Sprint("new", i)), now.Add(-time.Duration(i)*time.Minute))
 	}
 	stale := filepath.Join(filepath.Dir(s.Path("new0")), ".x.json.tmp-123")
@@ -134,7 +134,7 @@ func TestGC(t *testing.T) {
 	orphan := lockPath(s.Path("gone"))
 	touch(t, orphan, now.Add(-2*time.Hour))
 
-	removed, err := s.GC()
+	removed, err := s.gc()
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -146,9 +146,9 @@ func TestGC(t *testing.T) {
 			t.Errorf("old session %d kept", i)
 		}
 	}
-	for i := 0; i < MaxSessions+5; i++ {
+	for i := 0; i < maxSessions+5; i++ {
 		_, err := os.Stat(s.Path(fmt.Sprint("new", i)))
-		if kept := err == nil; kept != (i < MaxSessions) {
+		if kept := err == nil; kept != (i < maxSessions) {
 			t.Errorf("session new%d kept=%v", i, kept)
 		}
 	}
@@ -161,8 +161,8 @@ func TestGC(t *testing.T) {
 	if _, err := os.Stat(orphan); runtime.GOOS != "windows" && !os.IsNotExist(err) {
 		t.Error("orphaned lock kept")
 	}
-	if n := countJSON(s.Dir()); n != MaxSessions {
-		t.Errorf("%d sessions left, want %d", n, MaxSessions)
+	if n := countJSON(s.Dir()); n != maxSessions {
+		t.Errorf("%d sessions left, want %d", n, maxSessions)
 	}
 }
 
@@ -181,19 +181,19 @@ func TestMaybeGCRunsHourly(t *testing.T) {
 	now := time.Now()
 	s := NewStore(t.TempDir(), StoreOptions{Now: func() time.Time { return now }})
 	old := s.Path("old")
-	touch(t, old, now.Add(-MaxAge-time.Hour))
-	s.MaybeGC()
+	touch(t, old, now.Add(-maxAge-time.Hour))
+	s.maybeGC()
 	if _, err := os.Stat(old); !os.IsNotExist(err) {
 		t.Fatal("first sweep did not run")
 	}
-	touch(t, old, now.Add(-MaxAge-time.Hour))
+	touch(t, old, now.Add(-maxAge-time.Hour))
 	now = now.Add(30 * time.Minute)
-	s.MaybeGC()
+	s.maybeGC()
 	if _, err := os.Stat(old); err != nil {
 		t.Fatal("swept again within the hour")
 	}
 	now = now.Add(31 * time.Minute)
-	s.MaybeGC()
+	s.maybeGC()
 	if _, err := os.Stat(old); !os.IsNotExist(err) {
 		t.Fatal("no sweep after the hour")
 	}
@@ -216,7 +216,7 @@ func TestDeleteAndLockTimeout(t *testing.T) {
 	other := NewStore(s.dir[:len(s.dir)-len("/loop/v1")], StoreOptions{LockTimeout: time.Second})
 	held := make(chan struct{})
 	release := make(chan struct{})
-	go other.Update("s", func(*State) bool { close(held); <-release; return false })
+	go other.update("s", func(*State) bool { close(held); <-release; return false })
 	<-held
 	_, err := g.Before("read", "s", "c2", map[string]any{})
 	close(release)
@@ -228,7 +228,7 @@ func TestDeleteAndLockTimeout(t *testing.T) {
 func BenchmarkFingerprint(b *testing.B) {
 	v := decode(b, `{"filePath":"/home/user/project/src/internal/server/handler.go","offset":120,"limit":200}`)
 	for b.Loop() {
-		Fingerprint("read", v)
+		fingerprint("read", v)
 	}
 }
 

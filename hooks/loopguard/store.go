@@ -22,15 +22,15 @@ import (
 
 // Store limits and timings.
 const (
-	LockTimeout = 2 * time.Second
-	GCInterval  = time.Hour
-	MaxAge      = 7 * 24 * time.Hour
-	MaxSessions = 512
-	// MaxFileSize bounds a session file that is read: a larger one is
+	defaultLockTimeout = 2 * time.Second
+	gcInterval         = time.Hour
+	maxAge             = 7 * 24 * time.Hour
+	maxSessions        = 512
+	// maxFileSize bounds a session file that is read: a larger one is
 	// treated as an empty session without being read. A record holds at
 	// most maxPending pending entries of about 150 bytes each, so real
 	// files stay far below it.
-	MaxFileSize = 1 << 20
+	maxFileSize = 1 << 20
 	// staleTemp is when a leftover temporary file (a writer killed between
 	// create and rename) or an orphaned lock file may be swept.
 	staleTemp = time.Hour
@@ -46,7 +46,7 @@ const (
 // must pass statedir.Prepare, the directories below it must be real
 // directories, session and lock files are opened without following links
 // and without blocking, and only regular files are used, session files up
-// to MaxFileSize. A session file that fails these checks reads as an empty
+// to 1 MiB. A session file that fails these checks reads as an empty
 // session (and is replaced on the next write); a lock file or directory
 // that fails them makes the update fail, which the guard's callers treat as
 // a pass.
@@ -61,8 +61,8 @@ type Store struct {
 
 // StoreOptions tune a Store; zero values take the defaults.
 type StoreOptions struct {
-	LockTimeout time.Duration
-	Now         func() time.Time
+	LockTimeout time.Duration    // the wait for a session's lock; 2 s by default
+	Now         func() time.Time // the clock; time.Now by default
 	Log         zerolog.Logger
 }
 
@@ -71,7 +71,7 @@ type StoreOptions struct {
 func NewStore(root string, o StoreOptions) *Store {
 	s := &Store{root: root, dir: filepath.Join(root, "loop", "v1"), lockTimeout: o.LockTimeout, now: o.Now, log: o.Log}
 	if s.lockTimeout == 0 {
-		s.lockTimeout = LockTimeout
+		s.lockTimeout = defaultLockTimeout
 	}
 	if s.now == nil {
 		s.now = time.Now
@@ -107,11 +107,11 @@ func (s *Store) prepare(statePath string) error {
 	return statedir.EnsureDir(s.dir, filepath.Base(filepath.Dir(statePath)))
 }
 
-// Update runs fn on the session's record under the session lock and writes
+// update runs fn on the session's record under the session lock and writes
 // the record back when fn reports a change. Pending entries past their TTL
 // are dropped on every write. A missing, torn or corrupt file is read as an
 // empty session (and rewritten).
-func (s *Store) Update(sessionID string, fn func(st *State) (changed bool)) error {
+func (s *Store) update(sessionID string, fn func(st *State) (changed bool)) error {
 	path := s.Path(sessionID)
 	if err := s.prepare(path); err != nil {
 		return fmt.Errorf("loop guard state: %w", err)
@@ -136,7 +136,7 @@ func (s *Store) Update(sessionID string, fn func(st *State) (changed bool)) erro
 		return fmt.Errorf("loop guard state: %w", err)
 	}
 	lk.Unlock()
-	s.MaybeGC()
+	s.maybeGC()
 	return nil
 }
 
@@ -144,7 +144,7 @@ func (s *Store) Update(sessionID string, fn func(st *State) (changed bool)) erro
 func (s *Store) Load(sessionID string) *State { return s.load(s.Path(sessionID), sessionID) }
 
 func (s *Store) load(path, sessionID string) *State {
-	data, err := statedir.ReadFile(path, MaxFileSize)
+	data, err := statedir.ReadFile(path, maxFileSize)
 	if err != nil {
 		if !errors.Is(err, fs.ErrNotExist) {
 			s.log.Warn().Err(err).Str("file", path).Msg("loop guard: cannot use session state; starting empty")
@@ -181,9 +181,9 @@ func (s *Store) Delete(sessionID string) (bool, error) {
 	return existed, nil
 }
 
-// MaybeGC sweeps the store at most once per GCInterval, guarded by the
+// maybeGC sweeps the store at most once per gcInterval, guarded by the
 // mtime of <dir>/gc.stamp; errors are logged and otherwise ignored.
-func (s *Store) MaybeGC() {
+func (s *Store) maybeGC() {
 	stamp := filepath.Join(s.dir, "gc.stamp")
 	now := s.now()
 	if stampFresh(stamp, now) {
@@ -202,19 +202,19 @@ func (s *Store) MaybeGC() {
 		return
 	}
 	os.Chtimes(stamp, now, now)
-	n, err := s.GC()
+	n, err := s.gc()
 	if err != nil {
 		s.log.Warn().Err(err).Msg("loop guard: sweep failed")
 	}
 	s.log.Debug().Int("removed", n).Msg("loop guard: swept session files")
 }
 
-// stampFresh reports whether the gc stamp was touched less than GCInterval
+// stampFresh reports whether the gc stamp was touched less than gcInterval
 // from now, in either direction (a clock set back does not stop sweeps for
 // long).
 func stampFresh(stamp string, now time.Time) bool {
 	fi, err := os.Lstat(stamp)
-	return err == nil && fi.Mode().IsRegular() && now.Sub(fi.ModTime()) < GCInterval && fi.ModTime().Sub(now) < GCInterval
+	return err == nil && fi.Mode().IsRegular() && now.Sub(fi.ModTime()) < gcInterval && fi.ModTime().Sub(now) < gcInterval
 }
 
 type sessionFile struct {
@@ -222,12 +222,12 @@ type sessionFile struct {
 	mod  time.Time
 }
 
-// GC deletes session files untouched for MaxAge, then the oldest beyond
-// MaxSessions, plus leftover temporary files, orphaned lock files and
+// gc deletes session files untouched for maxAge, then the oldest beyond
+// maxSessions, plus leftover temporary files, orphaned lock files and
 // anything but a regular file at a lock path (which no session can lock, so
 // no process can be using it). A session whose lock is busy is skipped. It
 // returns how many session files it removed.
-func (s *Store) GC() (int, error) {
+func (s *Store) gc() (int, error) {
 	now := s.now()
 	shards, err := os.ReadDir(s.dir)
 	if err != nil {
@@ -278,7 +278,7 @@ func (s *Store) GC() (int, error) {
 					}
 				}
 			case strings.HasSuffix(name, ".json"):
-				if now.Sub(fi.ModTime()) > MaxAge {
+				if now.Sub(fi.ModTime()) > maxAge {
 					if s.remove(p) {
 						removed++
 					}
@@ -288,9 +288,9 @@ func (s *Store) GC() (int, error) {
 			}
 		}
 	}
-	if len(live) > MaxSessions {
+	if len(live) > maxSessions {
 		sort.Slice(live, func(i, j int) bool { return live[i].mod.Before(live[j].mod) })
-		for _, f := range live[:len(live)-MaxSessions] {
+		for _, f := range live[:len(live)-maxSessions] {
 			if s.remove(f.path) {
 				removed++
 			}

@@ -30,7 +30,7 @@ var readArgs = map[string]any{"filePath": "a.go"}
 func refusingRecord(t *testing.T, session string) []byte {
 	t.Helper()
 	st := newState(session)
-	st.Last = Last{Args: Fingerprint("read", readArgs), Runs: RefuseAt + 1, Output: "x"}
+	st.Last = Last{Args: fingerprint("read", readArgs), Runs: refuseAt + 1, Output: "x"}
 	data, err := json.Marshal(st)
 	if err != nil {
 		t.Fatal(err)
@@ -53,7 +53,7 @@ func TestOversizeStateFileIsAnEmptySession(t *testing.T) {
 	p := s.Path("s")
 	os.MkdirAll(filepath.Dir(p), 0o700)
 	// A valid refusing record padded past the bound with JSON whitespace.
-	big := append(refusingRecord(t, "s"), bytes.Repeat([]byte(" "), MaxFileSize)...)
+	big := append(refusingRecord(t, "s"), bytes.Repeat([]byte(" "), maxFileSize)...)
 	if err := os.WriteFile(p, big, 0o600); err != nil {
 		t.Fatal(err)
 	}
@@ -63,7 +63,7 @@ func TestOversizeStateFileIsAnEmptySession(t *testing.T) {
 	if err != nil || refusal != "" {
 		t.Fatalf("refusal %q, err %v; an oversize file must read as an empty session", refusal, err)
 	}
-	if fi, err := os.Stat(p); err != nil || fi.Size() > MaxFileSize {
+	if fi, err := os.Stat(p); err != nil || fi.Size() > maxFileSize {
 		t.Fatalf("the oversize file was not replaced: %v %v", fi, err)
 	}
 }

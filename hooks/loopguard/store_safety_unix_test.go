@@ -102,7 +102,7 @@ func TestLinkedLockFileCreatesNothingAtItsTarget(t *testing.T) {
 	// The sweep removes the link itself, never its target, and the session
 	// works again.
 	os.WriteFile(target, []byte("keep"), 0o600)
-	if _, err := s.GC(); err != nil {
+	if _, err := s.gc(); err != nil {
 		t.Fatal(err)
 	}
 	if _, err := os.Lstat(lockPath(s.Path("s"))); !os.IsNotExist(err) {
