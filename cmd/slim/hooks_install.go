@@ -93,7 +93,7 @@ func runHooks(e *env, c *cli.Context, installing bool) error {
 		}
 		var r install.Result
 		if installing {
-			r, err = install.InstallOpenCode(path, guard)
+			r, err = install.OpenCode(path, guard)
 		} else {
 			r, err = install.UninstallOpenCode(path, guard)
 		}
@@ -111,7 +111,7 @@ func runHooks(e *env, c *cli.Context, installing bool) error {
 		}
 		var rs []install.Result
 		if installing {
-			rs, err = install.InstallGit(dir, guard)
+			rs, err = install.Git(dir, guard)
 		} else {
 			rs, err = install.UninstallGit(dir, guard)
 		}

@@ -69,9 +69,9 @@ type Result struct {
 	Note   string `json:"note,omitempty"`
 }
 
-// ProjectTop returns the directory that holds the project's .opencode
+// projectTop returns the directory that holds the project's .opencode
 // folder: the git worktree top level of dir, or dir itself outside git.
-func ProjectTop(dir string) (string, error) {
+func projectTop(dir string) (string, error) {
 	abs, err := filepath.Abs(dir)
 	if err != nil {
 		return "", fmt.Errorf("project directory %s: %w", dir, err)
@@ -87,7 +87,7 @@ func ProjectTop(dir string) (string, error) {
 // slim.js, or with global $XDG_CONFIG_HOME/opencode/plugin/slim.js
 // (~/.config/opencode/plugin/slim.js when XDG_CONFIG_HOME is unset). guard
 // is the directory below which the installer refuses symbolic links (see
-// InstallOpenCode): the project top, or "" for the global plugin.
+// OpenCode): the project top, or "" for the global plugin.
 func OpenCodePath(dir string, global bool, getenv func(string) string) (path, guard string, err error) {
 	if global {
 		base := getenv("XDG_CONFIG_HOME")
@@ -104,20 +104,20 @@ func OpenCodePath(dir string, global bool, getenv func(string) string) (path, gu
 		}
 		return filepath.Join(base, "opencode", "plugin", "slim.js"), "", nil
 	}
-	top, err := ProjectTop(dir)
+	top, err := projectTop(dir)
 	if err != nil {
 		return "", "", err
 	}
 	return filepath.Join(top, ".opencode", "plugin", "slim.js"), top, nil
 }
 
-// InstallOpenCode writes the embedded plugin to path. It is idempotent,
+// OpenCode writes the embedded plugin to path. It is idempotent,
 // upgrades a file an older slim wrote and refuses to overwrite anything else.
 // When guard is not "", every component of path below guard (the folders
 // and the file) must be a real directory or file, or missing: a symbolic
 // link is refused (CodeSymlink) and nothing is written. With guard "" the
 // folders are taken as they are and only the file itself may not be a link.
-func InstallOpenCode(path, guard string) (Result, error) {
+func OpenCode(path, guard string) (Result, error) {
 	r := Result{Kind: "opencode", Path: path}
 	if err := checkLinks(guard, path, "written"); err != nil {
 		return r, err
@@ -151,7 +151,7 @@ func InstallOpenCode(path, guard string) (Result, error) {
 
 // UninstallOpenCode removes the plugin at path if slim wrote it, then the
 // plugin folder and its parent when they are left empty (and are real
-// directories, not links). guard is as for InstallOpenCode: a link among
+// directories, not links). guard is as for OpenCode: a link among
 // the folders below it is refused and nothing is removed; a link in the
 // plugin's place is reported as foreign and left alone.
 func UninstallOpenCode(path, guard string) (Result, error) {
@@ -193,7 +193,7 @@ func isOurPlugin(b []byte) bool { return bytes.HasPrefix(b, []byte(opencode.Mark
 // The path is built from git's answers as spelled, without resolving
 // links, so that a link on the way can still be seen. guard is the
 // repository directory the hooks directory lies in (the common git dir, else
-// the worktree top), below which InstallGit refuses symbolic links; it is ""
+// the worktree top), below which Git refuses symbolic links; it is ""
 // when core.hooksPath points outside the repository, a place of the user's
 // own choosing.
 func GitHooksDir(dir string) (hooks, guard string, err error) {
@@ -255,13 +255,13 @@ func isOurShim(b []byte) bool {
 	return bytes.HasPrefix(first, []byte("#!")) && bytes.HasPrefix(second, []byte(gitshim.Marker))
 }
 
-// InstallGit writes the shims into hooksDir. A hook slim did not write is
+// Git writes the shims into hooksDir. A hook slim did not write is
 // moved aside to <name>.pre-slim and chained. It refuses (and changes
 // nothing for that hook) when both a foreign hook and a moved-aside hook
 // already exist. When guard is not "", a symbolic link among the
 // directories from guard down to hooksDir is refused (CodeSymlink) before
 // anything is written; a hook that is a link is moved aside, link and all.
-func InstallGit(hooksDir, guard string) ([]Result, error) {
+func Git(hooksDir, guard string) ([]Result, error) {
 	if err := checkLinks(guard, hooksDir, "written"); err != nil {
 		return nil, err
 	}
@@ -334,7 +334,7 @@ func installShim(hooksDir, name string) (Result, error) {
 
 // UninstallGit removes slim's shims from hooksDir and moves chained hooks
 // back under their own names. Hooks slim did not write are left alone.
-// guard is as for InstallGit: a link on the way is refused and nothing is
+// guard is as for Git: a link on the way is refused and nothing is
 // removed.
 func UninstallGit(hooksDir, guard string) ([]Result, error) {
 	if err := checkLinks(guard, hooksDir, "removed"); err != nil {

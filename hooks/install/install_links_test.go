@@ -59,7 +59,7 @@ func TestOpenCodeInstallNeverFollowsALinkInTheProject(t *testing.T) {
 				t.Fatal(err)
 			}
 			link = filepath.Join(guard, tc.link)
-			_, err = InstallOpenCode(path, guard)
+			_, err = OpenCode(path, guard)
 			wantLinkRefusal(t, err, link)
 			empty(t, outside)
 
@@ -83,7 +83,7 @@ func TestOpenCodeInstallRefusesALinkedPluginFile(t *testing.T) {
 	target := filepath.Join(outside, "slim.js")
 	path := filepath.Join(top, ".opencode", "plugin", "slim.js")
 	symlink(t, target, path)
-	_, err := InstallOpenCode(path, top)
+	_, err := OpenCode(path, top)
 	wantLinkRefusal(t, err, path)
 	empty(t, outside)
 	if fi, err := os.Lstat(path); err != nil || fi.Mode()&os.ModeSymlink == 0 {
@@ -103,7 +103,7 @@ func TestGlobalPluginFollowsTheUsersOwnLinks(t *testing.T) {
 	if err != nil || guard != "" {
 		t.Fatalf("%s %q %v", path, guard, err)
 	}
-	if r, err := InstallOpenCode(path, guard); err != nil || r.Action != Created {
+	if r, err := OpenCode(path, guard); err != nil || r.Action != Created {
 		t.Fatalf("%+v %v", r, err)
 	}
 	if read(t, filepath.Join(dotfiles, "plugin", "slim.js")) != string(opencode.Plugin) {
@@ -132,7 +132,7 @@ func TestGitInstallNeverFollowsALinkInTheRepository(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		_, err = InstallGit(dir, guard)
+		_, err = Git(dir, guard)
 		wantLinkRefusal(t, err, dir)
 		empty(t, outside)
 		write(t, filepath.Join(outside, "pre-commit"), string(gitshim.Shim("pre-commit")), 0o755)
@@ -152,7 +152,7 @@ func TestGitInstallNeverFollowsALinkInTheRepository(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		_, err = InstallGit(dir, guard)
+		_, err = Git(dir, guard)
 		wantLinkRefusal(t, err, filepath.Join(guard, "tools"))
 		empty(t, outside)
 	})
@@ -165,7 +165,7 @@ func TestGitInstallNeverFollowsALinkInTheRepository(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if _, err := InstallGit(dir, guard); err != nil {
+		if _, err := Git(dir, guard); err != nil {
 			t.Fatal(err)
 		}
 		if _, err := os.Stat(filepath.Join(real, "pre-commit")); err != nil {
@@ -183,7 +183,7 @@ func TestGitHookThatIsALinkIsMovedAsideNotWrittenThrough(t *testing.T) {
 		t.Fatal(err)
 	}
 	symlink(t, theirs, filepath.Join(dir, "pre-commit"))
-	results, err := InstallGit(dir, guard)
+	results, err := Git(dir, guard)
 	if err != nil || results[0].Action != Chained {
 		t.Fatalf("%+v %v", results, err)
 	}

@@ -92,19 +92,19 @@ func TestOpenCodeInstallCycle(t *testing.T) {
 	top := t.TempDir()
 	path := filepath.Join(top, ".opencode", "plugin", "slim.js")
 
-	r, err := InstallOpenCode(path, top)
+	r, err := OpenCode(path, top)
 	if err != nil || r.Action != Created {
 		t.Fatalf("first install: %+v %v", r, err)
 	}
 	if !bytes.Equal([]byte(read(t, path)), opencode.Plugin) {
 		t.Fatal("installed bytes differ from the embedded plugin")
 	}
-	if r, err = InstallOpenCode(path, top); err != nil || r.Action != Unchanged {
+	if r, err = OpenCode(path, top); err != nil || r.Action != Unchanged {
 		t.Fatalf("second install: %+v %v", r, err)
 	}
 	// An older slim-written version is upgraded.
 	write(t, path, opencode.Marker+"opencode plugin, protocol 0\nexport const Old = 1;\n", 0o644)
-	if r, err = InstallOpenCode(path, top); err != nil || r.Action != Upgraded {
+	if r, err = OpenCode(path, top); err != nil || r.Action != Upgraded {
 		t.Fatalf("upgrade: %+v %v", r, err)
 	}
 	if read(t, path) != string(opencode.Plugin) {
@@ -128,7 +128,7 @@ func TestOpenCodeForeignFileIsNeverTouched(t *testing.T) {
 	write(t, path, mine, 0o644)
 	write(t, filepath.Join(top, ".opencode", "plugin", "other.js"), "x", 0o644)
 
-	_, err := InstallOpenCode(path, top)
+	_, err := OpenCode(path, top)
 	if se := slimerr.From(err); err == nil || se.Kind != slimerr.Blocked || se.Code != CodeForeignFile {
 		t.Fatalf("want a blocked foreign_file error, got %v", err)
 	}
@@ -148,7 +148,7 @@ func TestOpenCodeForeignFileIsNeverTouched(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, guard := range []string{linkTop, ""} {
-		if _, err := InstallOpenCode(link, guard); slimerr.From(err).Code != CodeSymlink {
+		if _, err := OpenCode(link, guard); slimerr.From(err).Code != CodeSymlink {
 			t.Fatalf("symlink (guard %q): want symlink, got %v", guard, err)
 		}
 		if r, err := UninstallOpenCode(link, guard); err != nil || r.Action != Foreign {
@@ -234,7 +234,7 @@ func TestGitInstallCycle(t *testing.T) {
 				write(t, filepath.Join(dir, n+gitshim.ChainSuffix), body, 0o755)
 				before[n+gitshim.ChainSuffix] = body
 			}
-			results, err := InstallGit(dir, filepath.Dir(dir))
+			results, err := Git(dir, filepath.Dir(dir))
 			if tc.wantErr {
 				if err == nil {
 					t.Fatal("want an error")
@@ -267,7 +267,7 @@ func TestGitInstallCycle(t *testing.T) {
 				}
 			}
 			// Idempotent.
-			again, err := InstallGit(dir, filepath.Dir(dir))
+			again, err := Git(dir, filepath.Dir(dir))
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -298,7 +298,7 @@ func TestGitUpgradeAndForeignUninstall(t *testing.T) {
 	old := "#!/bin/sh\n" + gitshim.Marker + "git hook shim, version 0\nexec slim git-hook pre-commit\n"
 	write(t, filepath.Join(dir, "pre-commit"), old, 0o755)
 	write(t, filepath.Join(dir, "pre-applypatch"), "#!/bin/sh\nexit 0\n", 0o755)
-	results, err := InstallGit(dir, "")
+	results, err := Git(dir, "")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -324,7 +324,7 @@ func TestShimOutcomes(t *testing.T) {
 		t.Skip("no sh")
 	}
 	dir := t.TempDir()
-	if _, err := InstallGit(dir, ""); err != nil {
+	if _, err := Git(dir, ""); err != nil {
 		t.Fatal(err)
 	}
 	bin := t.TempDir()
