@@ -58,8 +58,8 @@ type Options struct {
 	// Dir is where git runs; "" means the current directory (git starts
 	// hooks at the worktree top).
 	Dir string
-	// AllowNested lets paths inside nested worktrees count as inside
-	// (SLIM_ALLOW_NESTED=1).
+	// AllowNested lets paths inside nested worktrees count as inside (the
+	// slim command sets it from SLIM_ALLOW_NESTED=1).
 	AllowNested bool
 	// MaxBlob is the largest blob read for the text checks (default 32 MiB).
 	MaxBlob int64
@@ -198,7 +198,7 @@ func Run(hook string, opts Options) ([]Finding, error) {
 			if !ok || isBinary(old) {
 				continue
 			}
-			was, now := DominantEOL(old), DominantEOL(staged)
+			was, now := dominantEOL(old), dominantEOL(staged)
 			if was != "" && now != "" && was != now {
 				findings = append(findings, Finding{Check: CheckEOL, Path: e.path,
 					Message: fmt.Sprintf("line endings flipped from %s (HEAD) to %s (staged); restore the file's %s line endings so the diff shows only the real change, or commit the conversion on its own on purpose (git commit --no-verify)", was, now, was)})
@@ -278,10 +278,10 @@ func parseDiffIndex(raw string) ([]entry, error) {
 	return out, nil
 }
 
-// DominantEOL returns "LF", "CRLF" or "CR": the line ending that occurs
+// dominantEOL returns "LF", "CRLF" or "CR": the line ending that occurs
 // strictly more often than each of the others, or "" when the text has no
 // line ending or no single one dominates.
-func DominantEOL(b []byte) string {
+func dominantEOL(b []byte) string {
 	crlf := bytes.Count(b, []byte("\r\n"))
 	lf := bytes.Count(b, []byte("\n")) - crlf
 	cr := bytes.Count(b, []byte("\r")) - crlf

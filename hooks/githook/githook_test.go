@@ -249,8 +249,8 @@ func TestDominantEOL(t *testing.T) {
 		{"a\r\nb\n", ""},
 	}
 	for _, tc := range tests {
-		if got := DominantEOL([]byte(tc.in)); got != tc.want {
-			t.Errorf("DominantEOL(%q) = %q, want %q", tc.in, got, tc.want)
+		if got := dominantEOL([]byte(tc.in)); got != tc.want {
+			t.Errorf("dominantEOL(%q) = %q, want %q", tc.in, got, tc.want)
 		}
 	}
 }
@@ -288,7 +288,7 @@ func TestParseDiffIndex(t *testing.T) {
 func FuzzDominantEOLAndConflict(f *testing.F) {
 	f.Add([]byte("a\r\n<<<<<<< x\n>>>>>>> y\n"))
 	f.Fuzz(func(t *testing.T, b []byte) {
-		switch DominantEOL(b) {
+		switch dominantEOL(b) {
 		case "", "LF", "CRLF", "CR":
 		default:
 			t.Fatal("unexpected EOL name")
