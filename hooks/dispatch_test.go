@@ -167,12 +167,12 @@ func TestLoopGuardCases(t *testing.T) {
 		run  func(h *harness) []result
 		want string
 	}{
-		{"B1 two identical reads", func(h *harness) []result { return repeat(h, 2, "read", "s", a, "A") }, ".."},
-		{"B2 notices on the 3rd, 4th and 5th", func(h *harness) []result { return repeat(h, 5, "read", "s", a, "A") }, "..NNN"},
-		{"B3 changed args restart", func(h *harness) []result {
+		{"two identical reads pass", func(h *harness) []result { return repeat(h, 2, "read", "s", a, "A") }, ".."},
+		{"notices on the 3rd, 4th and 5th identical result", func(h *harness) []result { return repeat(h, 5, "read", "s", a, "A") }, "..NNN"},
+		{"changed args restart the run", func(h *harness) []result {
 			return append(repeat(h, 2, "read", "s", a, "A"), repeat(h, 2, "read", "s", b, "B")...)
 		}, "...."},
-		{"B4 key order does not matter", func(h *harness) []result {
+		{"key order does not matter", func(h *harness) []result {
 			var rs []result
 			for _, raw := range []string{`{"filePath":"a.ts","offset":10}`, `{"offset":10,"filePath":"a.ts"}`, `{"filePath":"a.ts","offset":10}`} {
 				id, resp := h.beforeRaw("read", "s", raw)
@@ -184,11 +184,11 @@ func TestLoopGuardCases(t *testing.T) {
 			}
 			return rs
 		}, "..N"},
-		{"B5 array order matters", func(h *harness) []result {
+		{"array order matters", func(h *harness) []result {
 			xy, yx := args("paths", []any{"x", "y"}), args("paths", []any{"y", "x"})
 			return []result{h.call("read", "s", xy, "A"), h.call("read", "s", yx, "A"), h.call("read", "s", xy, "A"), h.call("read", "s", yx, "A")}
 		}, "...."},
-		{"B6 6th and 7th identical read refused", func(h *harness) []result {
+		{"6th and 7th identical read refused", func(h *harness) []result {
 			rs := repeat(h, 7, "read", "s", a, "A")
 			for _, r := range rs[5:] {
 				if !strings.HasPrefix(r.message, `Refusing to execute "read"`) || !strings.Contains(r.message, "infinite loop") || !strings.Contains(r.message, "5 times") {
@@ -197,28 +197,28 @@ func TestLoopGuardCases(t *testing.T) {
 			}
 			return rs
 		}, "..NNNRR"},
-		{"B7 grep refused on the 6th", func(h *harness) []result { return repeat(h, 7, "grep", "s", args("pattern", "x"), "m") }, "..NNNRR"},
-		{"B7 glob refused on the 6th", func(h *harness) []result { return repeat(h, 7, "glob", "s", args("pattern", "*.go"), "m") }, "..NNNRR"},
-		{"B7 bash warned, never refused", func(h *harness) []result { return repeat(h, 7, "bash", "s", args("command", "ls"), "m") }, "..NNNNN"},
-		{"B7 edit warned, never refused", func(h *harness) []result { return repeat(h, 7, "edit", "s", args("filePath", "a"), "m") }, "..NNNNN"},
-		{"B7 ast_grep_search warned, never refused", func(h *harness) []result {
+		{"grep refused on the 6th", func(h *harness) []result { return repeat(h, 7, "grep", "s", args("pattern", "x"), "m") }, "..NNNRR"},
+		{"glob refused on the 6th", func(h *harness) []result { return repeat(h, 7, "glob", "s", args("pattern", "*.go"), "m") }, "..NNNRR"},
+		{"bash warned, never refused", func(h *harness) []result { return repeat(h, 7, "bash", "s", args("command", "ls"), "m") }, "..NNNNN"},
+		{"edit warned, never refused", func(h *harness) []result { return repeat(h, 7, "edit", "s", args("filePath", "a"), "m") }, "..NNNNN"},
+		{"ast_grep_search warned, never refused", func(h *harness) []result {
 			return repeat(h, 7, "ast_grep_search", "s", args("pattern", "x"), "m")
 		}, "..NNNNN"},
-		{"B8 changing outputs", func(h *harness) []result {
+		{"changing outputs never make a run", func(h *harness) []result {
 			var rs []result
 			for i := 1; i <= 6; i++ {
 				rs = append(rs, h.call("read", "s", a, fmt.Sprintf("rev %d", i)))
 			}
 			return append(rs, h.call("read", "s", a, "rev 7"))
 		}, "......."},
-		{"B9 alternating outputs", func(h *harness) []result {
+		{"alternating outputs never make a run", func(h *harness) []result {
 			var rs []result
 			for i := 0; i < 6; i++ {
 				rs = append(rs, h.call("read", "s", a, []string{"A", "B"}[i%2]))
 			}
 			return rs
 		}, "......"},
-		{"B10 parallel befores, changing outputs", func(h *harness) []result {
+		{"parallel befores with changing outputs make no run", func(h *harness) []result {
 			var ids []string
 			for i := 0; i < 6; i++ {
 				id, r := h.before("read", "s", a)
@@ -235,7 +235,7 @@ func TestLoopGuardCases(t *testing.T) {
 			_, r := h.before("read", "s", a)
 			return append(rs, result{refused: r.Action == protocol.Block})
 		}, "......."},
-		{"B10 variant: 6 befores, 5 identical afters", func(h *harness) []result {
+		{"6 parallel befores and 5 identical afters: the next is refused", func(h *harness) []result {
 			var ids []string
 			for i := 0; i < 6; i++ {
 				id, _ := h.before("read", "s", a)
@@ -249,10 +249,10 @@ func TestLoopGuardCases(t *testing.T) {
 			_, r := h.before("read", "s", a)
 			return append(rs, result{refused: r.Action == protocol.Block})
 		}, "..NNNR"},
-		{"B11 sessions are isolated", func(h *harness) []result {
+		{"sessions are isolated", func(h *harness) []result {
 			return append(repeat(h, 2, "read", "s1", a, "A"), h.call("read", "s2", a, "A"))
 		}, "..."},
-		{"B12 exempt tools untouched and do not break a run", func(h *harness) []result {
+		{"exempt tools untouched and do not break a run", func(h *harness) []result {
 			var rs []result
 			for _, tool := range []string{"task", "task_status", "task_result", "task_cancel", "task_message", "task_revive", "wait_for_user", "wait_for_background_tasks"} {
 				rs = append(rs, repeat(h, 8, tool, "s", args("id", "x"), "same")...)
@@ -263,17 +263,17 @@ func TestLoopGuardCases(t *testing.T) {
 			rs = append(rs, h.call("read", "s", a, "A"), h.call("read", "s", a, "A"), h.call("task_status", "s", args("task_id", "t"), "busy"), h.call("read", "s", a, "A"))
 			return rs
 		}, strings.Repeat(".", 64) + "...N"},
-		{"B13 a different call breaks the run", func(h *harness) []result {
+		{"a different call breaks the run", func(h *harness) []result {
 			return []result{h.call("read", "s", a, "A"), h.call("read", "s", a, "A"), h.call("grep", "s", args("pattern", "X"), "m"), h.call("read", "s", a, "A")}
 		}, "...."},
-		{"B14 no sessionID is inert", func(h *harness) []result {
+		{"no sessionID is inert", func(h *harness) []result {
 			rs := repeat(h, 7, "read", "", a, "A")
 			if n := countFiles(h.store.Dir(), ".json"); n != 0 {
 				h.t.Errorf("wrote %d state files without a session", n)
 			}
 			return rs
 		}, "......."},
-		{"B15 after with unknown or missing callID restarts the run", func(h *harness) []result {
+		{"after with unknown or missing callID restarts the run", func(h *harness) []result {
 			rs := repeat(h, 2, "read", "s", a, "A")
 			if r := h.after("read", "s", "never-seen", "A", ""); r.Action != protocol.Pass {
 				h.t.Errorf("unknown callID: %v", r.Action)
@@ -284,7 +284,7 @@ func TestLoopGuardCases(t *testing.T) {
 			}
 			return append(rs, repeat(h, 3, "read", "s", a, "A")...)
 		}, "......N"},
-		{"B16 v2 error results count", func(h *harness) []result {
+		{"v2 error results count", func(h *harness) []result {
 			var rs []result
 			for i := 0; i < 3; i++ {
 				id, _ := h.before("read", "s", a)
@@ -293,27 +293,27 @@ func TestLoopGuardCases(t *testing.T) {
 			}
 			return rs
 		}, "..N"},
-		{"B17 MCP array output", func(h *harness) []result {
+		{"MCP array output gets no notice", func(h *harness) []result {
 			out := []any{map[string]any{"type": "text", "text": "hi"}}
 			return repeat(h, 7, "mcp_search", "s", args("q", "x"), out)
 		}, "......."},
-		{"B18 marker already present", func(h *harness) []result {
+		{"a result already holding the marker gets no notice", func(h *harness) []result {
 			return repeat(h, 4, "read", "s", a, "text "+loopguard.Marker+" quoted by the model")
 		}, "...."},
-		{"B19 session.deleted restarts counting", func(h *harness) []result {
+		{"session.deleted restarts counting", func(h *harness) []result {
 			rs := repeat(h, 5, "read", "s", a, "A")
 			if r := h.send(protocol.Event, map[string]any{"event": map[string]any{"type": "session.deleted", "sessionID": "s"}}); r.Action != protocol.Pass {
 				h.t.Errorf("event: %v", r.Action)
 			}
 			return append(rs, repeat(h, 4, "read", "s", a, "A")...)
 		}, "..NNN..NN"},
-		{"B23 v2 subagent is exempt as task", func(h *harness) []result {
+		{"v2 subagent is exempt as task", func(h *harness) []result {
 			h.host = `{"flavor":"v2","platform":"linux"}`
 			rs := []result{h.call("read", "s", a, "A"), h.call("read", "s", a, "A")}
 			rs = append(rs, repeat(h, 8, "subagent", "s", args("agent", "explore", "prompt", "p"), "done")...)
 			return append(rs, h.call("read", "s", a, "A"))
 		}, "..........N"},
-		{"B24 tool name case does not matter", func(h *harness) []result {
+		{"tool name case does not matter", func(h *harness) []result {
 			var rs []result
 			for i, tool := range []string{"Read", "read", "READ", "read", "Read", "read", "Read"} {
 				rs = append(rs, h.call(tool, "s", a, "A"))
@@ -355,8 +355,8 @@ func countFiles(dir, suffix string) int {
 	return n
 }
 
-// B16 (v1): a failed call has no after; its pending entry changes nothing
-// and expires after the TTL (B22).
+// A failed call on a v1 host gets no after: its pending entry changes
+// nothing and expires after PendingTTL.
 func TestFailedCallsAndPendingTTL(t *testing.T) {
 	h := newHarness(t)
 	a := args("filePath", "a.ts")
@@ -380,7 +380,7 @@ func TestFailedCallsAndPendingTTL(t *testing.T) {
 	}
 }
 
-// B21: a corrupt or truncated state file reads as an empty session.
+// A corrupt or truncated state file reads as an empty session.
 func TestCorruptStateFile(t *testing.T) {
 	for _, damage := range []string{"truncate", "garbage", "empty", "other-session"} {
 		t.Run(damage, func(t *testing.T) {

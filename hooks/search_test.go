@@ -22,35 +22,35 @@ func TestSearchPrecheckThroughHook(t *testing.T) {
 	h.host = string(hostJSON)
 	h.d.SearchGuard = true
 
-	// A1: absolute missing path blocks.
+	// A missing absolute path blocks.
 	missing := filepath.Join(root, "does-not-exist", "missing.txt")
 	_, r := h.before("grep", "s", args("pattern", "x", "path", missing))
 	if r.Action != protocol.Block || !strings.HasPrefix(r.Message, "Search path does not exist: ") || !strings.Contains(r.Message, missing) {
-		t.Errorf("A1: %+v", r)
+		t.Errorf("missing absolute path: %+v", r)
 	}
-	// A2: relative missing dir for glob.
+	// So does a missing relative directory for glob.
 	_, r = h.before("glob", "s", args("pattern", "*", "path", "no-such-dir"))
 	if r.Action != protocol.Block || !strings.Contains(r.Message, filepath.Join(root, "no-such-dir")) {
-		t.Errorf("A2: %+v", r)
+		t.Errorf("missing relative directory: %+v", r)
 	}
-	// A3/A4: existing paths pass.
+	// Existing paths pass.
 	if _, r = h.before("grep", "s", args("pattern", "x", "path", filepath.Join(root, "file.txt"))); r.Action != protocol.Pass {
-		t.Errorf("A3: %+v", r)
+		t.Errorf("existing file: %+v", r)
 	}
 	if _, r = h.before("glob", "s", args("pattern", "*", "path", "src")); r.Action != protocol.Pass {
-		t.Errorf("A4: %+v", r)
+		t.Errorf("existing directory: %+v", r)
 	}
-	// A6: other tools and "Grep" are not pre-checked.
+	// Tool names match exactly: "Grep" is not pre-checked.
 	if _, r = h.before("Grep", "s", args("pattern", "x", "path", missing)); r.Action != protocol.Pass {
-		t.Errorf("A6: %+v", r)
+		t.Errorf("Grep: %+v", r)
 	}
-	// A10: ENOTDIR.
+	// A file where a directory must be (ENOTDIR) blocks.
 	_, r = h.before("grep", "s", args("pattern", "x", "path", "file.txt/child"))
 	if r.Action != protocol.Block || !strings.HasPrefix(r.Message, "Search path is invalid: ") || !strings.Contains(r.Message, "ENOTDIR") {
-		t.Errorf("A10: %+v", r)
+		t.Errorf("ENOTDIR: %+v", r)
 	}
 
-	// A19: a stale absolute path is re-anchored: mutate with every other key
+	// A stale absolute path is re-anchored: mutate with every other key
 	// kept, and the loop guard counts the re-anchored args, so the stale
 	// spelling and the real one are the same call.
 	stale := filepath.Join("/old/home", filepath.Base(root), "src")
@@ -59,7 +59,7 @@ func TestSearchPrecheckThroughHook(t *testing.T) {
 	for i := 0; i < 2; i++ {
 		id, r := h.before("grep", "s2", args("pattern", "TODO", "include", "*.go", "path", stale))
 		if r.Action != protocol.Mutate || r.Args["path"] != want || r.Args["pattern"] != "TODO" || r.Args["include"] != "*.go" || len(r.Args) != 3 {
-			t.Fatalf("A19: %+v", r)
+			t.Fatalf("stale absolute path: %+v", r)
 		}
 		a := h.after("grep", "s2", id, "No files found", "")
 		results = append(results, result{notice: a.Action == protocol.Append})

@@ -91,7 +91,7 @@ func decodeResponse(data []byte) (*protocol.Response, error) {
 	return &r, nil
 }
 
-// B20: every phase a separate process, parallel calls on one session: no
+// Every phase a separate process, parallel calls on one session: no
 // pending entry and no count may be lost.
 func TestParallelProcessesLoseNoCount(t *testing.T) {
 	bin := buildSlim(t)
