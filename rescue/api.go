@@ -1,3 +1,15 @@
+// Package rescue validates, rescues, renders and applies Codex-format
+// apply_patch patches. A stale patch (unicode or whitespace drift, moved
+// code, stale context) is matched against the files on disk with a ladder of
+// comparators and bounded rescues; the result is either a rewritten patch
+// whose application gives exactly the intended text, or a refusal that leaves
+// every file byte-identical.
+//
+// Process is the one entry point. Options say where the session lives and
+// whether to hand a patch on, apply it or compute a diff; the Result says
+// what was decided (one of the Decision values) and how (Repairs, Files,
+// Chunks, NativeCheck). The patch grammar, the matcher and the model of the
+// host's own apply step live in internal packages.
 package rescue
 
 import (

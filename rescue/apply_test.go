@@ -207,7 +207,7 @@ func TestDryRunDiff(t *testing.T) {
 
 // Above 8 MiB only the exact rung runs (DECISIONS rescue 6).
 func TestSizeCapExactOnly(t *testing.T) {
-	big := strings.Repeat("filler line\n", (MaxRescueSize/12)+10) + "target  \n"
+	big := strings.Repeat("filler line\n", (maxRescueSize/12)+10) + "target  \n"
 	e := newEnv(t, map[string]string{"big.txt": big})
 	if _, err := e.process(wrap("*** Update File: big.txt\n@@\n-target\n+done\n"), false); kindOf(err) != slimerr.Verification {
 		t.Fatalf("tolerant match above the cap: %v", err)

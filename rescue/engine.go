@@ -12,6 +12,7 @@ import (
 
 	"github.com/slimgate/slim/internal/safefs"
 	"github.com/slimgate/slim/internal/slimerr"
+	"github.com/slimgate/slim/rescue/internal/match"
 	"github.com/slimgate/slim/rescue/internal/patch"
 	"github.com/slimgate/slim/worktree"
 	"github.com/slimgate/slim/worktree/hostpath"
@@ -22,13 +23,11 @@ import (
 // and the lineage of each file's content through Add, Update, Move and
 // Delete, so that each file has exactly one final text (rescue.md W5).
 
-const (
-	verifyPrefix   = "apply_patch verification failed: "
-	internalPrefix = "apply_patch internal error: "
-)
+// internalPrefix starts the message of every internal error.
+const internalPrefix = "apply_patch internal error: "
 
 func verifyErr(format string, args ...any) error {
-	return &slimerr.Error{Kind: slimerr.Verification, Code: slimerr.CodeVerificationFailed, Message: verifyPrefix + fmt.Sprintf(format, args...)}
+	return &slimerr.Error{Kind: slimerr.Verification, Code: slimerr.CodeVerificationFailed, Message: match.VerificationPrefix + fmt.Sprintf(format, args...)}
 }
 
 func internalErr(err error, format string, args ...any) error {
@@ -81,23 +80,23 @@ type world struct {
 	// views holds the index of each snapshot's text, built once and reused
 	// by every resolution (the re-verification of a rendered patch places
 	// its chunks in the same view).
-	views map[*fileText]*FileView
+	views map[*fileText]*match.FileView
 }
 
 func newWorld(dir string, flavor hostpath.Flavor, g *worktree.Guard, tree *safefs.Tree, maxFile int64) *world {
 	return &world{dir: dir, flavor: flavor, guard: g, tree: tree, maxFile: maxFile, ctx: context.Background(), verdicts: map[string]worktree.Verdict{}, snaps: map[string]*snapshot{}, ids: map[string]string{},
-		keyVerdicts: map[string]worktree.Verdict{}, views: map[*fileText]*FileView{}}
+		keyVerdicts: map[string]worktree.Verdict{}, views: map[*fileText]*match.FileView{}}
 }
 
 // view returns the index of l's current text: cached for a snapshot's own
 // text, built afresh for a text an earlier hunk produced.
-func (w *world) view(l *lineage) *FileView {
+func (w *world) view(l *lineage) *match.FileView {
 	if l.cur != l.base || l.base == nil {
-		return NewFileView(l.cur.lines, l.exactOnly)
+		return match.NewFileView(l.cur.lines, l.exactOnly)
 	}
 	v, ok := w.views[l.base]
 	if !ok || v.ExactOnly() != l.exactOnly {
-		v = NewFileView(l.base.lines, l.exactOnly)
+		v = match.NewFileView(l.base.lines, l.exactOnly)
 		w.views[l.base] = v
 	}
 	return v
@@ -288,7 +287,7 @@ type lineage struct {
 	// For a lineage touched by exactly one Update: that hunk and its
 	// placements, rendered chunk by chunk.
 	update     *patch.Hunk
-	placements []*Placement
+	placements []*match.Placement
 	chunks     []*patch.Chunk
 	// exactOnly is set above the size cap.
 	exactOnly bool
@@ -401,7 +400,7 @@ func (w *world) resolveHunks(p *patch.Patch, r *resolution, failKey *string) err
 			return nil, verifyErr("Refusing binary or non-UTF-8 file: %s", t.abs)
 		}
 		l := &lineage{first: idx, origin: t.key, srcPath: t.written, srcAbs: t.abs, base: txt, cur: txt,
-			dest: t.key, destPath: t.written, destAbs: t.abs, src: t.snap, exactOnly: len(t.snap.data) > MaxRescueSize}
+			dest: t.key, destPath: t.written, destAbs: t.abs, src: t.snap, exactOnly: len(t.snap.data) > maxRescueSize}
 		st.lin = l
 		r.lineages = append(r.lineages, l)
 		return l, nil
@@ -480,7 +479,7 @@ func (w *world) resolveHunks(p *patch.Patch, r *resolution, failKey *string) err
 				}
 			}
 			view := w.view(l)
-			var pls []*Placement
+			var pls []*match.Placement
 			var chs []*patch.Chunk
 			cursor := 0
 			for _, ch := range h.Chunks {
@@ -493,7 +492,7 @@ func (w *world) resolveHunks(p *patch.Patch, r *resolution, failKey *string) err
 				pl, err := view.Place(ch, cursor, src.abs)
 				if err != nil {
 					*failKey = src.key
-					var me *MatchError
+					var me *match.Error
 					if errors.As(err, &me) && len(me.Candidates) > 0 {
 						fc := ChunkReport{Index: chunkIndex, Path: src.written, Strategy: phaseStrategy(me.Phase), Line: me.Candidates[0], Candidates: me.Candidates}
 						for _, l := range ch.Lines {
@@ -577,7 +576,7 @@ func (w *world) target(path string, r *resolution) (target, error) {
 	return t, nil
 }
 
-func chunkReport(index int, path string, ch *patch.Chunk, pl *Placement) ChunkReport {
+func chunkReport(index int, path string, ch *patch.Chunk, pl *match.Placement) ChunkReport {
 	c := ChunkReport{Index: index, Path: path, Strategy: pl.Strategy, Line: pl.Start + 1,
 		Score: pl.Score, Needed: pl.Needed, Candidates: pl.Candidates}
 	for _, l := range ch.Lines {
@@ -602,14 +601,14 @@ func chunkReport(index int, path string, ch *patch.Chunk, pl *Placement) ChunkRe
 // phaseStrategy names the strategy of a refused candidate list.
 func phaseStrategy(phase string) string {
 	switch phase {
-	case PhasePrefixSuffix:
-		return StrategyPrefixSuffix
-	case PhaseLCS:
-		return StrategyLCS
-	case PhaseAnchor:
-		return StrategyAnchor
+	case match.PhasePrefixSuffix:
+		return match.StrategyPrefixSuffix
+	case match.PhaseLCS:
+		return match.StrategyLCS
+	case match.PhaseAnchor:
+		return match.StrategyAnchor
 	}
-	return StrategyExact
+	return match.StrategyExact
 }
 
 // firstNonDir returns the first ancestor of p that exists and is not a

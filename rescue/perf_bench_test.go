@@ -7,8 +7,9 @@ import (
 )
 
 // Stage benchmarks of the whole-pipeline costs that grow with the file:
-// splitting the text, indexing it, and the host model's derivation. They
-// locate where BenchmarkProcess spends its time.
+// splitting the text (here), indexing it (BenchmarkNewFileView in
+// internal/match), and the host model's derivation. They locate where
+// BenchmarkProcess spends its time.
 
 func perfText(n int) []byte {
 	var b strings.Builder
@@ -26,17 +27,6 @@ func BenchmarkParseText(b *testing.B) {
 		if _, err := parseText(data); err != nil {
 			b.Fatal(err)
 		}
-	}
-}
-
-func BenchmarkNewFileView(b *testing.B) {
-	t, err := parseText(perfText(100_000))
-	if err != nil {
-		b.Fatal(err)
-	}
-	b.ReportAllocs()
-	for b.Loop() {
-		NewFileView(t.lines, false)
 	}
 }
 

@@ -13,6 +13,7 @@ import (
 
 	"github.com/slimgate/slim/internal/safefs"
 	"github.com/slimgate/slim/internal/slimerr"
+	"github.com/slimgate/slim/rescue/internal/match"
 	"github.com/slimgate/slim/rescue/internal/patch"
 	"github.com/slimgate/slim/worktree"
 	"github.com/slimgate/slim/worktree/hostpath"
@@ -296,14 +297,14 @@ func needsRewrite(p *patch.Patch, r *resolution) bool {
 // chunkRescued reports whether a chunk needed more than the author wrote:
 // a tolerant rung, a reshaped placement, an insertion inside the file, or an
 // anchor that matched only tolerantly.
-func chunkRescued(pl *Placement, ch *patch.Chunk, lines []string) bool {
+func chunkRescued(pl *match.Placement, ch *patch.Chunk, lines []string) bool {
 	if pl.ShapeChanged {
 		return true
 	}
 	switch pl.Strategy {
-	case StrategyExact, StrategyEOFInsert:
+	case match.StrategyExact, match.StrategyEOFInsert:
 		return false
-	case StrategyAnchor:
+	case match.StrategyAnchor:
 		if pl.Start < len(lines) {
 			return true
 		}

@@ -4,6 +4,7 @@ import (
 	"strings"
 
 	"github.com/slimgate/slim/rescue/internal/jsstr"
+	"github.com/slimgate/slim/rescue/internal/match"
 	"github.com/slimgate/slim/rescue/internal/patch"
 )
 
@@ -116,7 +117,7 @@ func (r *renderer) placed(l *lineage) {
 	}
 	for i := 0; i < len(pls); i++ {
 		pl, ch := pls[i], chs[i]
-		lines := append([]PlacedLine(nil), pl.Lines...)
+		lines := append([]match.PlacedLine(nil), pl.Lines...)
 		eof := ch.EOF && pl.EOFKept
 		// An insertion inside the file becomes "insert before the next
 		// line": merged with the next chunk when that starts right there
@@ -131,12 +132,12 @@ func (r *renderer) placed(l *lineage) {
 				for k < len(next) && next[k].Op == patch.OpDelete {
 					k++
 				}
-				merged := append(append(append([]PlacedLine(nil), next[:k]...), lines...), next[k:]...)
+				merged := append(append(append([]match.PlacedLine(nil), next[:k]...), lines...), next[k:]...)
 				lines = merged
 				eof = chs[i].EOF && pls[i].EOFKept
 			}
 			if !hasOldPlaced(lines) {
-				lines = append(lines, PlacedLine{Op: patch.OpContext, FileLine: pl.Start, Text: base.lines[pl.Start]})
+				lines = append(lines, match.PlacedLine{Op: patch.OpContext, FileLine: pl.Start, Text: base.lines[pl.Start]})
 			}
 		}
 		wrote := false
@@ -164,7 +165,7 @@ func (r *renderer) placed(l *lineage) {
 	}
 }
 
-func hasOldPlaced(ls []PlacedLine) bool {
+func hasOldPlaced(ls []match.PlacedLine) bool {
 	for _, l := range ls {
 		if l.Op != patch.OpAdd {
 			return true

@@ -6,6 +6,7 @@ import (
 	"unicode/utf8"
 	"unsafe"
 
+	"github.com/slimgate/slim/rescue/internal/match"
 	"github.com/slimgate/slim/rescue/internal/patch"
 )
 
@@ -13,8 +14,8 @@ import (
 // own terminators, the dominant EOL given to new lines, the final-newline
 // state, and a UTF-8 BOM set aside.
 
-// MaxRescueSize is the size above which only exact matching runs.
-const MaxRescueSize = 8 << 20
+// maxRescueSize is the size above which only exact matching runs.
+const maxRescueSize = 8 << 20
 
 // eol is a line terminator, kept as a small code rather than a string so
 // a file's terminator list holds no pointers.
@@ -195,7 +196,7 @@ func (t *fileText) finalNewline() bool {
 // [Start, End) by its context lines (the file's bytes and terminators) and
 // its added lines (authored bytes, dominant EOL). Placements must be sorted
 // and must not overlap.
-func (t *fileText) applyPlacements(pls []*Placement) *fileText {
+func (t *fileText) applyPlacements(pls []*match.Placement) *fileText {
 	size := len(t.lines)
 	for _, pl := range pls {
 		size += len(pl.Lines)

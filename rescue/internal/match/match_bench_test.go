@@ -1,4 +1,4 @@
-package rescue
+package match
 
 import (
 	"fmt"
@@ -191,5 +191,19 @@ func TestBenchChunksDrift(t *testing.T) {
 		if seen[s] == 0 {
 			t.Errorf("no chunk placed with %s: %v", s, seen)
 		}
+	}
+}
+
+// BenchmarkNewFileView indexes a 100k-line file, one of the stage
+// benchmarks that locate where BenchmarkProcess (package rescue) spends its
+// time.
+func BenchmarkNewFileView(b *testing.B) {
+	lines := make([]string, 100_000)
+	for i := range lines {
+		lines[i] = fmt.Sprintf("\tv%07d := call(\"alpha\", 'q', %d) // beta", i, i%1000)
+	}
+	b.ReportAllocs()
+	for b.Loop() {
+		NewFileView(lines, false)
 	}
 }

@@ -1,6 +1,6 @@
 //go:build unix
 
-package rescue
+package match
 
 import "syscall"
 

@@ -1,6 +1,6 @@
 //go:build !unix
 
-package rescue
+package match
 
 // processCPU is not measured on this platform.
 func processCPU() int64 { return 0 }

@@ -1,4 +1,4 @@
-package rescue
+package match
 
 import (
 	"fmt"
@@ -16,7 +16,7 @@ import (
 // search window of ERRATA 14 (cursor, @@ contexts, end-of-file pin, refusal
 // of ambiguity), pure insertions, and the failure messages of ERRATA 18.
 
-// Match phases, carried by MatchError.
+// Match phases, carried by Error.
 const (
 	PhaseSeek         = "seek"
 	PhasePrefixSuffix = "prefix-suffix"
@@ -31,26 +31,30 @@ const maxListedCandidates = 1000
 // maxPairs bounds the prefix/suffix (left, right) pairs evaluated per chunk.
 const maxPairs = 4096
 
-// MatchError is the cause carried by the *slimerr.Error that Place returns,
-// for callers that report details in JSON.
-type MatchError struct {
+// Error is the cause carried by the *slimerr.Error that Place returns,
+// for callers that report details in JSON: the phase that refused the
+// chunk and the places it could have meant.
+type Error struct {
 	Phase string
 	// Candidates are the 1-based start lines of every accepted candidate of
 	// an ambiguity refusal (at most maxListedCandidates).
 	Candidates []int
 }
 
-func (e *MatchError) Error() string {
+func (e *Error) Error() string {
 	return fmt.Sprintf("%s: %d candidates", e.Phase, len(e.Candidates))
 }
 
-const verificationPrefix = "apply_patch verification failed: "
+// VerificationPrefix starts the message of every verification error: the
+// patch is well formed but does not fit the files (a chunk not found or
+// ambiguous, a file missing, binary or already there).
+const VerificationPrefix = "apply_patch verification failed: "
 
-func verificationError(cause *MatchError, msg string) error {
+func verificationError(cause *Error, msg string) error {
 	return &slimerr.Error{
 		Kind:    slimerr.Verification,
 		Code:    slimerr.CodeVerificationFailed,
-		Message: verificationPrefix + msg,
+		Message: VerificationPrefix + msg,
 		Err:     cause,
 	}
 }
@@ -77,7 +81,7 @@ func candidatesTail(cands []int) string {
 }
 
 func ambiguityError(phase, what, abs, body string, cands []int) error {
-	return verificationError(&MatchError{Phase: phase, Candidates: cands},
+	return verificationError(&Error{Phase: phase, Candidates: cands},
 		what+" in "+abs+":\n"+body+candidatesTail(cands))
 }
 
@@ -93,7 +97,7 @@ func oneBased(ps []int) []int {
 // Place finds where chunk ch lands in the file, searching from cursor (a
 // 0-based file line). abs is the file's absolute path, used in messages.
 // Errors are *slimerr.Error of kind verification whose cause is a
-// *MatchError.
+// *Error.
 func (v *FileView) Place(ch *patch.Chunk, cursor int, abs string) (*Placement, error) {
 	n := len(v.lines)
 	if cursor < 0 {
@@ -399,7 +403,7 @@ func (v *FileView) placeInsertion(ch *patch.Chunk, cursor int, abs string, pl *P
 			pl.Candidates = []int{1}
 			return pl, nil
 		}
-		return nil, verificationError(&MatchError{Phase: PhaseAnchor},
+		return nil, verificationError(&Error{Phase: PhaseAnchor},
 			"Missing insertion anchor in "+abs+`: add "*** End of File" after the added lines to append them, or begin the chunk with "@@ <an existing line>" to insert after that line`)
 	}
 	lo := cursor
@@ -407,7 +411,7 @@ func (v *FileView) placeInsertion(ch *patch.Chunk, cursor int, abs string, pl *P
 	for i, c := range ch.Contexts[:last] {
 		p := v.firstAtOrAfter(v.idOf(c.Text), lo)
 		if p < 0 {
-			return nil, verificationError(&MatchError{Phase: PhaseAnchor},
+			return nil, verificationError(&Error{Phase: PhaseAnchor},
 				"Failed to find insertion anchor in "+abs+":\n"+c.Text)
 		}
 		pl.Contexts[i] = p
@@ -418,7 +422,7 @@ func (v *FileView) placeInsertion(ch *patch.Chunk, cursor int, abs string, pl *P
 	hits := v.allAtOrAfter(id, lo, maxListedCandidates)
 	switch len(hits) {
 	case 0:
-		return nil, verificationError(&MatchError{Phase: PhaseAnchor},
+		return nil, verificationError(&Error{Phase: PhaseAnchor},
 			"Failed to find insertion anchor in "+abs+":\n"+anchor.Text)
 	case 1:
 	default:
@@ -960,7 +964,7 @@ const closestBudget = 8 << 20
 func (v *FileView) notFound(abs string, old []string, lo int) error {
 	msg := "Failed to find expected lines in " + abs + ":\n" + strings.Join(old, "\n")
 	msg += v.closestRegion(old, lo)
-	return verificationError(&MatchError{Phase: PhaseNotFound}, msg)
+	return verificationError(&Error{Phase: PhaseNotFound}, msg)
 }
 
 // closestRegion returns the hint naming the window of m lines, at or after

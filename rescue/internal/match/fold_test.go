@@ -1,4 +1,4 @@
-package rescue
+package match
 
 import (
 	"hash/maphash"
@@ -22,8 +22,8 @@ func TestFoldUnicode(t *testing.T) {
 		{"é “x”", `é "x"`},
 		{"bad \xff “x”", "bad \xff \"x\""},
 	} {
-		if got := FoldUnicode(tc.in); got != tc.want {
-			t.Errorf("FoldUnicode(%q) = %q, want %q", tc.in, got, tc.want)
+		if got := foldUnicode(tc.in); got != tc.want {
+			t.Errorf("foldUnicode(%q) = %q, want %q", tc.in, got, tc.want)
 		}
 	}
 }

@@ -1,15 +1,12 @@
-// Package rescue validates, rescues, renders and applies Codex-format
-// apply_patch patches. A stale patch (unicode or whitespace drift, moved
-// code, stale context) is matched against the files on disk with a ladder of
-// comparators and bounded rescues; the result is either a rewritten patch
-// whose application gives exactly the intended text, or a refusal that leaves
-// every file byte-identical.
-package rescue
+// Package match finds where a chunk of a patch lands in a file. A FileView
+// indexes one file's lines once; Place tries the ladder of comparators
+// (exact, then Unicode fold, trim-end, both, and NFC) and then the bounded
+// rescues (the trailing-empty retry, prefix/suffix and LCS), and returns a
+// Placement, or an *Error when the chunk is not found or more than one
+// place could be meant: a rescue never picks one of several candidates.
+package match
 
 import "github.com/slimgate/slim/rescue/internal/patch"
-
-// This file is the contract between the engine (resolution, rendering,
-// apply) and the matcher (match*.go).
 
 // PlacedLine is one line of a placed chunk. Context and delete lines refer to
 // the file line they stand for (FileLine, 0-based) and carry its bytes; add

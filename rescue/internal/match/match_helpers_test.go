@@ -1,4 +1,4 @@
-package rescue
+package match
 
 import (
 	"errors"
@@ -111,7 +111,7 @@ func checkConsistent(t testing.TB, lines []string, pl *Placement) {
 	}
 }
 
-func asVerification(t testing.TB, err error) (*slimerr.Error, *MatchError) {
+func asVerification(t testing.TB, err error) (*slimerr.Error, *Error) {
 	t.Helper()
 	var se *slimerr.Error
 	if !errors.As(err, &se) {
@@ -120,9 +120,9 @@ func asVerification(t testing.TB, err error) (*slimerr.Error, *MatchError) {
 	if se.Kind != slimerr.Verification || se.Code != slimerr.CodeVerificationFailed {
 		t.Fatalf("error kind %s code %s, want verification", se.Kind, se.Code)
 	}
-	var me *MatchError
+	var me *Error
 	if !errors.As(err, &me) {
-		t.Fatalf("error %v carries no *MatchError", err)
+		t.Fatalf("error %v carries no *Error", err)
 	}
 	return se, me
 }

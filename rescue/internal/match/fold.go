@@ -1,4 +1,4 @@
-package rescue
+package match
 
 import (
 	"strings"
@@ -47,11 +47,11 @@ func rungKey(r rung, s string) string {
 	case rungExact:
 		return s
 	case rungUnicode:
-		return FoldUnicode(s)
+		return foldUnicode(s)
 	case rungTrimEnd:
 		return jsstr.TrimEnd(s)
 	case rungUnicodeTrimEnd:
-		return FoldUnicode(jsstr.TrimEnd(s))
+		return foldUnicode(jsstr.TrimEnd(s))
 	default:
 		return ladderKey(s)
 	}
@@ -64,7 +64,7 @@ func ladderKey(s string) string {
 	if jsstr.IsASCII(s) {
 		return trimEndASCII(s)
 	}
-	return norm.NFC.String(FoldUnicode(jsstr.TrimEnd(s)))
+	return norm.NFC.String(foldUnicode(jsstr.TrimEnd(s)))
 }
 
 // lineKey is the key used for scoring and for the prefix/suffix and LCS
@@ -74,7 +74,7 @@ func lineKey(s string) string {
 	if jsstr.IsASCII(s) {
 		return strings.TrimRight(strings.TrimLeft(s, " \t\v\f\r\n"), " \t\v\f\r\n")
 	}
-	return FoldUnicode(jsstr.Trim(s))
+	return foldUnicode(jsstr.Trim(s))
 }
 
 func isASCIISpace(b byte) bool {
@@ -109,11 +109,11 @@ func foldRune(r rune) (string, bool) {
 	return "", false
 }
 
-// FoldUnicode applies the fold of the unicode rung: typographic quotes and
+// foldUnicode applies the fold of the unicode rung: typographic quotes and
 // dashes (and U+2212 MINUS SIGN) become their ASCII forms, the ellipsis
 // becomes three dots, and the no-break and typographic spaces become a space.
 // Nothing else changes; s is returned as is when nothing folds.
-func FoldUnicode(s string) string {
+func foldUnicode(s string) string {
 	first := -1
 	for i, r := range s {
 		if r < 0x00A0 {
