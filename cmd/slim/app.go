@@ -28,6 +28,20 @@ var commandBuilders []func(*env) *cli.Command
 
 func register(b func(*env) *cli.Command) { commandBuilders = append(commandBuilders, b) }
 
+// commandCategories groups the commands in `slim --help`, so that the
+// commands people run (rescue, worktree, hooks install) stand apart from the
+// ones the plugin and the git hook shims run (hook, git-hook). The help
+// lists the groups in the order of their names.
+var commandCategories = map[string]string{
+	"rescue":   "Check patches and paths",
+	"worktree": "Check patches and paths",
+	"hooks":    "Install into OpenCode and git",
+	"loop":     "Maintenance",
+	"version":  "Maintenance",
+	"hook":     "Run by the OpenCode plugin and the git hook shims",
+	"git-hook": "Run by the OpenCode plugin and the git hook shims",
+}
+
 // env is what a command needs from the process: streams, environment and the
 // logger. Tests run the whole CLI in-process through run.
 type env struct {
@@ -35,6 +49,8 @@ type env struct {
 	stdout io.Writer
 	stderr io.Writer
 	log    zerolog.Logger
+	// cfg holds the SLIM_* settings, read once by run.
+	cfg settings
 	// printedJSON is set by a command that already wrote its own JSON object
 	// (errors included), so run does not print a second one.
 	printedJSON bool
@@ -79,7 +95,7 @@ func newApp(e *env) *cli.App {
 			&cli.StringFlag{Name: "log-level", Value: "", Usage: "log level for stderr (or SLIM_LOG_FILE): debug, info, warn, error; quiet by default", EnvVars: []string{"SLIM_LOG_LEVEL"}},
 		},
 		Before: func(c *cli.Context) error {
-			l, err := newLogger(c.String("log-level"), e.stderr)
+			l, err := newLogger(c.String("log-level"), e.cfg.logFile, e.stderr)
 			if err != nil {
 				return err
 			}
@@ -98,6 +114,9 @@ func newApp(e *env) *cli.App {
 	for _, b := range commandBuilders {
 		cmd := b(e)
 		setUsageErrors(cmd)
+		if cmd.Category == "" {
+			cmd.Category = commandCategories[cmd.Name]
+		}
 		app.Commands = append(app.Commands, cmd)
 	}
 	sort.Slice(app.Commands, func(i, j int) bool { return app.Commands[i].Name < app.Commands[j].Name })
@@ -115,11 +134,11 @@ func setUsageErrors(cmd *cli.Command) {
 }
 
 // newLogger builds the stderr (or SLIM_LOG_FILE) logger. Quiet unless a
-// level is asked for; with SLIM_LOG_FILE set and no level, info and above go
-// to the file.
-func newLogger(level string, stderr io.Writer) (zerolog.Logger, error) {
+// level is asked for; with a log file (SLIM_LOG_FILE) and no level, info and
+// above go to the file.
+func newLogger(level, logFile string, stderr io.Writer) (zerolog.Logger, error) {
 	out := stderr
-	if p := os.Getenv("SLIM_LOG_FILE"); p != "" {
+	if p := logFile; p != "" {
 		f, err := os.OpenFile(p, os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o644)
 		if err != nil {
 			return zerolog.Nop(), slimerr.Wrap(slimerr.Usage, slimerr.CodeUsage, fmt.Errorf("SLIM_LOG_FILE: %w", err))
@@ -142,12 +161,12 @@ func newLogger(level string, stderr io.Writer) (zerolog.Logger, error) {
 // run executes the CLI and returns the exit code. It is main without
 // os.Exit, so testscript can run it in-process.
 func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
-	e := &env{stdin: stdin, stdout: stdout, stderr: stderr, log: zerolog.Nop()}
+	e := &env{stdin: stdin, stdout: stdout, stderr: stderr, log: zerolog.Nop(), cfg: readSettings(os.Getenv)}
 	var err error
 	if phase, ok := hookFastPath(args); ok {
 		// The hook runs on every tool call: skip building the whole command
 		// tree for its one fixed form, `slim hook PHASE`.
-		if e.log, err = newLogger(os.Getenv("SLIM_LOG_LEVEL"), stderr); err == nil {
+		if e.log, err = newLogger(e.cfg.logLevel, e.cfg.logFile, stderr); err == nil {
 			err = runHook(e, phase)
 		}
 	} else {

@@ -1,7 +1,6 @@
 package main
 
 import (
-	"os"
 	"strings"
 
 	"github.com/slimgate/slim/hooks/githook"
@@ -28,7 +27,7 @@ func gitHookCommand(e *env) *cli.Command {
 			if !githook.KnownHook(name) {
 				return usageErr("git-hook: unknown hook %q (known: %s)", name, strings.Join(githook.Hooks, ", "))
 			}
-			findings, err := githook.Run(name, githook.Options{AllowNested: os.Getenv("SLIM_ALLOW_NESTED") == "1"})
+			findings, err := githook.Run(name, githook.Options{AllowNested: e.cfg.allowNested})
 			if err != nil {
 				return slimerr.Wrap(slimerr.Internal, slimerr.CodeInternal, err)
 			}

@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"os"
 	"strconv"
 	"strings"
 	"time"
@@ -93,7 +92,7 @@ const defaultHookTimeout = 5 * time.Second
 // plugin would kill it.
 func patchBudget(e *env) time.Duration {
 	timeout := defaultHookTimeout
-	if v := os.Getenv("SLIM_HOOK_TIMEOUT_MS"); v != "" {
+	if v := e.cfg.hookTimeout; v != "" {
 		// The plugin reads the value with parseInt: after blanks and a plus
 		// sign, the leading digits count.
 		digits := strings.TrimPrefix(strings.TrimLeft(v, " \t\r\n"), "+")
@@ -112,13 +111,13 @@ func patchBudget(e *env) time.Duration {
 	return timeout * 3 / 5
 }
 
-// newDispatcher wires the guards from the process environment.
+// newDispatcher wires the guards with the process's settings.
 func newDispatcher(e *env) *hooks.Dispatcher {
 	d := &hooks.Dispatcher{
 		PatchGuard:  true,
 		SearchGuard: true,
-		Outside:     os.Getenv("SLIM_OUTSIDE"),
-		AllowNested: os.Getenv("SLIM_ALLOW_NESTED") == "1",
+		Outside:     e.cfg.outside,
+		AllowNested: e.cfg.allowNested,
 		PatchBudget: patchBudget(e),
 		Log:         e.log,
 	}

@@ -20,31 +20,15 @@ import (
 	"github.com/slimgate/slim/internal/testbin"
 )
 
-var slimBin struct {
-	once sync.Once
-	path string
-	err  error
-}
-
-// buildSlim builds the real binary the way it ships (static, no docs), once
-// per test run.
+// buildSlim returns the real binary, built the way it ships (static, no
+// docs) once per test process by testbin.Shared; TestMain removes it. With
+// -short the tests that need it are skipped.
 func buildSlim(t *testing.T) string {
 	t.Helper()
 	if testing.Short() {
 		t.Skip("builds the binary")
 	}
-	slimBin.once.Do(func() {
-		dir, err := os.MkdirTemp("", "slim-bin-")
-		if err != nil {
-			slimBin.err = err
-			return
-		}
-		slimBin.path, slimBin.err = testbin.Build(dir)
-	})
-	if slimBin.err != nil {
-		t.Fatal(slimBin.err)
-	}
-	return slimBin.path
+	return testbin.Shared(t)
 }
 
 func hookCmd(bin, state, phase string, req any) *exec.Cmd {
@@ -295,7 +279,6 @@ func TestHookBudgetFollowsThePluginTimeout(t *testing.T) {
 }
 
 func TestPatchBudgetIsThreeFifthsOfThePluginTimeout(t *testing.T) {
-	e := &env{}
 	for v, want := range map[string]time.Duration{
 		"":        3 * time.Second,
 		"5000":    3 * time.Second,
@@ -306,7 +289,7 @@ func TestPatchBudgetIsThreeFifthsOfThePluginTimeout(t *testing.T) {
 		"0":       3 * time.Second,
 		"-5":      3 * time.Second,
 	} {
-		t.Setenv("SLIM_HOOK_TIMEOUT_MS", v)
+		e := &env{cfg: readSettings(func(k string) string { return map[string]string{"SLIM_HOOK_TIMEOUT_MS": v}[k] })}
 		if got := patchBudget(e); got != want {
 			t.Errorf("SLIM_HOOK_TIMEOUT_MS=%q: budget %v, want %v", v, got, want)
 		}

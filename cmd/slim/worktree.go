@@ -137,7 +137,7 @@ func worktreeCheckCommand(e *env) *cli.Command {
 				return usageErr("--root %s is not a directory", root)
 			}
 			g, err := worktree.NewGuard(abs, info.Worktree, worktree.Options{
-				AllowNested: os.Getenv("SLIM_ALLOW_NESTED") == "1",
+				AllowNested: e.cfg.allowNested,
 				GitDir:      info.GitDir,
 				CommonDir:   info.CommonDir,
 			})
