@@ -15,6 +15,7 @@ package rescue
 import (
 	"context"
 
+	"github.com/slimgate/slim/rescue/internal/hostmodel"
 	"github.com/slimgate/slim/worktree/hostpath"
 )
 
@@ -29,8 +30,10 @@ const (
 	MaxHunks = 100000
 )
 
-// HostProfile names the host model the native check runs (ERRATA 4, 22).
-const HostProfile = "opencode-1.18.33"
+// HostProfile names the host version whose apply step the native check
+// models (Result.NativeCheck.Profile): a patch is handed on only when that
+// model writes exactly the intended text.
+const HostProfile = hostmodel.Profile
 
 // Decisions reported in Result.Decision.
 const (

@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/slimgate/slim/internal/slimerr"
+	"github.com/slimgate/slim/rescue/internal/hostmodel"
 	"github.com/slimgate/slim/rescue/internal/patch"
 )
 
@@ -91,23 +92,23 @@ func runSpecCase(t *testing.T, c specCase) {
 		// Independent check: the host model on the handed-on patch, reading
 		// the real files, gives the expected files.
 		if c.want != nil {
-			hr, herr := hostApply(*res.PatchText, e.dir, 0, func(abs string) hostFile {
+			hr, herr := hostmodel.Apply(*res.PatchText, e.dir, 0, func(abs string) hostmodel.File {
 				fi, err := os.Stat(abs)
 				if err != nil {
-					return hostFile{}
+					return hostmodel.File{}
 				}
 				if fi.IsDir() {
-					return hostFile{exists: true, dir: true}
+					return hostmodel.File{Exists: true, Dir: true}
 				}
 				b, _ := os.ReadFile(abs)
-				return hostFile{data: b, exists: true}
-			})
+				return hostmodel.File{Data: b, Exists: true}
+			}, nil)
 			if herr != nil {
 				t.Fatalf("host model fails on the handed-on patch: %v\n%s", herr, *res.PatchText)
 			}
 			for name, want := range c.want {
 				abs := filepath.Join(e.dir, name)
-				got, ok := hr.finals[abs]
+				got, ok := hr.Finals[abs]
 				if !ok {
 					b, err := os.ReadFile(abs)
 					if err == nil {

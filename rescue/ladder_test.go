@@ -6,6 +6,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/slimgate/slim/rescue/internal/hostmodel"
 )
 
 // wholeChunk is an Update chunk over every line of from, turning it into to.
@@ -83,14 +85,14 @@ func TestLadderMergedRandom(t *testing.T) {
 			t.Fatalf("iter %d: rewrite refused: %v\nbase %q\nmid %q\nfinal %q", iter, err, base, mid, final)
 		}
 		want := strings.Join(final, eol) + eol
-		hr, err := hostApply(*res.PatchText, e.dir, 0, func(abs string) hostFile {
+		hr, err := hostmodel.Apply(*res.PatchText, e.dir, 0, func(abs string) hostmodel.File {
 			b, err := os.ReadFile(abs)
-			return hostFile{data: b, exists: err == nil}
-		})
+			return hostmodel.File{Data: b, Exists: err == nil}
+		}, nil)
 		if err != nil {
 			t.Fatalf("iter %d: host fails: %v\n%s", iter, err, *res.PatchText)
 		}
-		if got := string(hr.finals[filepath.Join(e.dir, "f.txt")]); got != want {
+		if got := string(hr.Finals[filepath.Join(e.dir, "f.txt")]); got != want {
 			t.Fatalf("iter %d: host writes %q, want %q\n%s", iter, got, want, *res.PatchText)
 		}
 		if _, err := e.process(patch, true); err != nil {
@@ -168,14 +170,14 @@ func TestLadderSingleRandom(t *testing.T) {
 			refused++
 			continue
 		}
-		hr, herr := hostApply(*res.PatchText, env.dir, 0, func(abs string) hostFile {
+		hr, herr := hostmodel.Apply(*res.PatchText, env.dir, 0, func(abs string) hostmodel.File {
 			b, err := os.ReadFile(abs)
-			return hostFile{data: b, exists: err == nil}
-		})
+			return hostmodel.File{Data: b, Exists: err == nil}
+		}, nil)
 		if herr != nil {
 			t.Fatalf("iter %d: host fails: %v", iter, herr)
 		}
-		host := string(hr.finals[filepath.Join(env.dir, "f.txt")])
+		host := string(hr.Finals[filepath.Join(env.dir, "f.txt")])
 		if res.Decision == DecisionRewrite {
 			rewritten++
 		}

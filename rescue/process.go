@@ -13,6 +13,7 @@ import (
 
 	"github.com/slimgate/slim/internal/safefs"
 	"github.com/slimgate/slim/internal/slimerr"
+	"github.com/slimgate/slim/rescue/internal/hostmodel"
 	"github.com/slimgate/slim/rescue/internal/match"
 	"github.com/slimgate/slim/rescue/internal/patch"
 	"github.com/slimgate/slim/worktree"
@@ -483,14 +484,14 @@ func (w *world) hostCheck(text string, r *resolution) ([]string, map[string]stri
 		}
 		return k
 	}
-	read := func(abs string) hostFile {
+	read := func(abs string) hostmodel.File {
 		s := w.snaps[keyOf(abs)]
 		if s == nil {
-			return hostFile{}
+			return hostmodel.File{}
 		}
-		hf := hostFile{data: s.data, exists: s.exists || s.other, dir: s.other}
+		hf := hostmodel.File{Data: s.data, Exists: s.exists || s.other, Dir: s.other}
 		if s.text != nil {
-			hf.text = s.text.raw
+			hf.Text = s.text.raw
 		}
 		return hf
 	}
@@ -501,12 +502,12 @@ func (w *world) hostCheck(text string, r *resolution) ([]string, map[string]stri
 		}
 		return r.final(k)
 	}
-	hr, err := hostApplyWant(text, w.dir, w.flavor, read, want)
+	hr, err := hostmodel.Apply(text, w.dir, w.flavor, read, want)
 	if err != nil {
-		var he *hostError
+		var he *hostmodel.Error
 		why := "the host would fail: " + err.Error()
-		if errors.As(err, &he) && he.path != "" {
-			fail(keyOf(he.path), why)
+		if errors.As(err, &he) && he.Path != "" {
+			fail(keyOf(he.Path), why)
 			return f.keys, f.why
 		}
 		for _, k := range r.touched {
@@ -519,9 +520,9 @@ func (w *world) hostCheck(text string, r *resolution) ([]string, map[string]stri
 	}
 	got := map[string][]byte{}
 	wrote := map[string]bool{}
-	for _, p := range hr.paths {
+	for _, p := range hr.Paths {
 		k := keyOf(p)
-		got[k] = hr.finals[p]
+		got[k] = hr.Finals[p]
 		wrote[k] = true
 	}
 	for _, k := range r.touched {

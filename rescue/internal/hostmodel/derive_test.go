@@ -1,18 +1,16 @@
-package rescue
+package hostmodel
 
 import (
 	"fmt"
 	"math/rand/v2"
 	"strings"
 	"testing"
-
-	"github.com/slimgate/slim/worktree/hostpath"
 )
 
 // referenceDerive is the host model's Update derivation written the plain
 // way (split into strings, splice each replacement from the last to the
-// first, join): hostDerive must give the same bytes for every input.
-func referenceDerive(abs string, chunks []hostChunk, text string) (string, error) {
+// first, join): derive must give the same bytes for every input.
+func referenceDerive(abs string, chunks []chunk, text string) (string, error) {
 	bom := strings.HasPrefix(text, bomChar)
 	text = strings.TrimPrefix(text, bomChar)
 	lines := strings.Split(text, "\n")
@@ -23,7 +21,7 @@ func referenceDerive(abs string, chunks []hostChunk, text string) (string, error
 		if len(pattern) == 0 {
 			return -1
 		}
-		for _, eq := range hostRungs {
+		for _, eq := range rungs {
 		next:
 			for p := start; p <= len(lines)-len(pattern); p++ {
 				for k, s := range pattern {
@@ -36,7 +34,7 @@ func referenceDerive(abs string, chunks []hostChunk, text string) (string, error
 		}
 		return -1
 	}
-	var rs []hostRepl
+	var rs []repl
 	cursor := 0
 	for _, c := range chunks {
 		if c.ctx != "" {
@@ -51,7 +49,7 @@ func referenceDerive(abs string, chunks []hostChunk, text string) (string, error
 			if at > 0 && lines[at-1] == "" {
 				at--
 			}
-			rs = append(rs, hostRepl{at, 0, c.new})
+			rs = append(rs, repl{at, 0, c.new})
 			continue
 		}
 		old, nw := c.old, c.new
@@ -66,7 +64,7 @@ func referenceDerive(abs string, chunks []hostChunk, text string) (string, error
 		if p < 0 {
 			return "", fmt.Errorf("Failed to find expected lines in %s:\n%s", abs, strings.Join(c.old, "\n"))
 		}
-		rs = append(rs, hostRepl{p, len(old), nw})
+		rs = append(rs, repl{p, len(old), nw})
 		cursor = p + len(old)
 	}
 	for i := 1; i < len(rs); i++ {
@@ -95,7 +93,7 @@ func referenceDerive(abs string, chunks []hostChunk, text string) (string, error
 	return content, nil
 }
 
-// TestHostDeriveMatchesReference compares hostDerive with the plain
+// TestHostDeriveMatchesReference compares derive with the plain
 // derivation on random small files and chunks: overlapping and out-of-order
 // replacements, insertions, @@ contexts, trailing empty lines, BOMs, CRs,
 // whitespace and typographic drift.
@@ -118,16 +116,16 @@ func TestHostDeriveMatchesReference(t *testing.T) {
 		if r.IntN(2) == 0 {
 			text += "\n"
 		}
-		var chunks []hostChunk
+		var chunks []chunk
 		for c := r.IntN(4); c > 0; c-- {
-			ch := hostChunk{old: pick(r.IntN(3)), new: pick(r.IntN(3))}
+			ch := chunk{old: pick(r.IntN(3)), new: pick(r.IntN(3))}
 			if r.IntN(4) == 0 {
 				ch.ctx = words[1+r.IntN(len(words)-1)]
 			}
 			chunks = append(chunks, ch)
 		}
 		want, werr := referenceDerive("f", chunks, text)
-		got, gerr := hostDerive("f", chunks, text, nil)
+		got, gerr := derive("f", chunks, text, nil)
 		if (werr == nil) != (gerr == nil) || (werr != nil && werr.Error() != gerr.Error()) {
 			t.Fatalf("text %q chunks %q: error %v, want %v", text, chunks, gerr, werr)
 		}
@@ -139,15 +137,10 @@ func TestHostDeriveMatchesReference(t *testing.T) {
 		}
 		// With an expectation, right or wrong, the result is the same.
 		for _, expect := range []string{want, want + "x", strings.TrimSuffix(want, "\n"), "", "\n" + want} {
-			got, err := hostDerive("f", chunks, text, []byte(expect))
+			got, err := derive("f", chunks, text, []byte(expect))
 			if err != nil || string(got) != want {
 				t.Fatalf("text %q chunks %q expecting %q: got %q, %v; want %q", text, chunks, expect, got, err, want)
 			}
 		}
 	}
-}
-
-// hostApply runs the host model on text with no expected contents.
-func hostApply(text, dir string, flavor hostpath.Flavor, read func(abs string) hostFile) (*hostResult, error) {
-	return hostApplyWant(text, dir, flavor, read, nil)
 }

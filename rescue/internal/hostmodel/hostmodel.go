@@ -1,18 +1,8 @@
-package rescue
-
-import (
-	"bytes"
-	"fmt"
-	"strings"
-
-	"github.com/slimgate/slim/rescue/internal/jsstr"
-	"github.com/slimgate/slim/rescue/internal/patch"
-	"github.com/slimgate/slim/worktree/hostpath"
-)
-
-// This file models the apply_patch tool of the pinned host, opencode-ai
-// 1.18.33, closely enough to predict the bytes it writes for a patch slim
-// hands on (ERRATA 22). The model, read from the host's shipped code:
+// Package hostmodel models the apply_patch tool of the pinned host,
+// opencode-ai 1.18.33, closely enough to predict the bytes it writes for a
+// patch slim hands on. slim hands a rewritten patch on only when this model
+// says the host writes exactly the text slim intends; otherwise it refuses.
+// The model, read from the host's shipped code:
 //
 //   - Parsing: the text is trimmed and split on LF only, so a CR stays in
 //     the line. Begin and End are the first lines equal to the markers
@@ -33,48 +23,62 @@ import (
 //     removes. Every hunk is planned before anything is written.
 //
 // The model works on the snapshot slim read, never on the disk.
+package hostmodel
 
-// hostFile is a file as the host model sees it.
-type hostFile struct {
-	data []byte
-	// text, when set, is data as a string (the snapshot's parsed text), so
+import (
+	"bytes"
+	"fmt"
+	"strings"
+
+	"github.com/slimgate/slim/rescue/internal/jsstr"
+	"github.com/slimgate/slim/rescue/internal/patch"
+	"github.com/slimgate/slim/worktree/hostpath"
+)
+
+// Profile names the host version this package models.
+const Profile = "opencode-1.18.33"
+
+// File is a file as the host model sees it.
+type File struct {
+	Data []byte
+	// Text, when set, is Data as a string (the snapshot's parsed text), so
 	// the model need not copy the file again.
-	text   string
-	exists bool
-	dir    bool
+	Text   string
+	Exists bool
+	Dir    bool // exists, but is not a regular file
 }
 
-// hostResult is the host's outcome: for each resolved path it wrote or
+// Result is the host's outcome: for each resolved path it wrote or
 // removed, the final bytes (nil when removed), in write order.
-type hostResult struct {
-	paths  []string
-	finals map[string][]byte
+type Result struct {
+	Paths  []string
+	Finals map[string][]byte
 }
 
-// hostError is a failure of the host on a patch, with the path it was
+// Error is a failure of the host on a patch, with the path it was
 // working on.
-type hostError struct {
-	path string
-	msg  string
+type Error struct {
+	Path string // "" when the failure concerns the whole patch
+	Msg  string
 }
 
-func (e *hostError) Error() string { return e.msg }
+func (e *Error) Error() string { return e.Msg }
 
-type hostChunk struct {
+type chunk struct {
 	old, new []string
 	ctx      string
 }
 
-type hostHunk struct {
+type hunk struct {
 	kind    patch.HunkKind
 	path    string
 	move    string
 	content string
-	chunks  []hostChunk
+	chunks  []chunk
 }
 
-// hostParse parses patch text the way the host does.
-func hostParse(text string) ([]hostHunk, error) {
+// parse parses patch text the way the host does.
+func parse(text string) ([]hunk, error) {
 	lines := strings.Split(jsstr.Trim(text), "\n")
 	begin, end := -1, -1
 	for i, l := range lines {
@@ -86,20 +90,20 @@ func hostParse(text string) ([]hostHunk, error) {
 		}
 	}
 	if begin < 0 || end < 0 || begin >= end {
-		return nil, &hostError{msg: "Invalid patch format: missing Begin/End markers"}
+		return nil, &Error{Msg: "Invalid patch format: missing Begin/End markers"}
 	}
-	var hunks []hostHunk
+	var hunks []hunk
 	for i := begin + 1; i < end; {
 		l := lines[i]
-		var h hostHunk
+		var h hunk
 		next := i + 1
 		switch {
 		case strings.HasPrefix(l, patch.AddHeader):
-			h = hostHunk{kind: patch.HunkAdd, path: jsstr.Trim(l[len(patch.AddHeader):])}
+			h = hunk{kind: patch.HunkAdd, path: jsstr.Trim(l[len(patch.AddHeader):])}
 		case strings.HasPrefix(l, patch.DeleteHeader):
-			h = hostHunk{kind: patch.HunkDelete, path: jsstr.Trim(l[len(patch.DeleteHeader):])}
+			h = hunk{kind: patch.HunkDelete, path: jsstr.Trim(l[len(patch.DeleteHeader):])}
 		case strings.HasPrefix(l, patch.UpdateHeader):
-			h = hostHunk{kind: patch.HunkUpdate, path: jsstr.Trim(l[len(patch.UpdateHeader):])}
+			h = hunk{kind: patch.HunkUpdate, path: jsstr.Trim(l[len(patch.UpdateHeader):])}
 			if next < len(lines) && strings.HasPrefix(lines[next], patch.MoveHeader) {
 				h.move = jsstr.Trim(lines[next][len(patch.MoveHeader):])
 				next++
@@ -129,7 +133,7 @@ func hostParse(text string) ([]hostHunk, error) {
 					next++
 					continue
 				}
-				c := hostChunk{ctx: jsstr.Trim(lines[next][2:])}
+				c := chunk{ctx: jsstr.Trim(lines[next][2:])}
 				next++
 				for next < len(lines) && !strings.HasPrefix(lines[next], "@@") && !strings.HasPrefix(lines[next], "***") {
 					s := lines[next]
@@ -153,8 +157,8 @@ func hostParse(text string) ([]hostHunk, error) {
 	return hunks, nil
 }
 
-// hostFold is the host's fold of typographic characters.
-func hostFold(s string) string {
+// fold is the host's fold of typographic characters.
+func fold(s string) string {
 	if jsstr.IsASCII(s) {
 		return s
 	}
@@ -178,17 +182,17 @@ func hostFold(s string) string {
 	return b.String()
 }
 
-var hostRungs = []func(a, b string) bool{
+var rungs = []func(a, b string) bool{
 	func(a, b string) bool { return a == b },
 	func(a, b string) bool { return jsstr.TrimEnd(a) == jsstr.TrimEnd(b) },
 	func(a, b string) bool { return jsstr.Trim(a) == jsstr.Trim(b) },
-	func(a, b string) bool { return hostFold(jsstr.Trim(a)) == hostFold(jsstr.Trim(b)) },
+	func(a, b string) bool { return fold(jsstr.Trim(a)) == fold(jsstr.Trim(b)) },
 }
 
-// hostLines is a text split on LF the way the host splits it, with one
+// textLines is a text split on LF the way the host splits it, with one
 // trailing empty element dropped; the lines are slices of the text, found
 // by their offsets, so splitting allocates no string per line.
-type hostLines struct {
+type textLines struct {
 	s string
 	// starts[i] is where line i begins; starts[n] is one past the end of
 	// the last line's terminator (or len(s)+1 when it has none).
@@ -196,8 +200,8 @@ type hostLines struct {
 	n      int
 }
 
-func splitHostLines(s string) *hostLines {
-	h := &hostLines{s: s, starts: make([]int, 0, strings.Count(s, "\n")+2)}
+func splitLines(s string) *textLines {
+	h := &textLines{s: s, starts: make([]int, 0, strings.Count(s, "\n")+2)}
 	h.starts = append(h.starts, 0)
 	for off := 0; ; {
 		i := strings.IndexByte(s[off:], '\n')
@@ -216,18 +220,18 @@ func splitHostLines(s string) *hostLines {
 }
 
 // line returns line i without its LF.
-func (h *hostLines) line(i int) string { return h.s[h.starts[i] : h.starts[i+1]-1] }
+func (h *textLines) line(i int) string { return h.s[h.starts[i] : h.starts[i+1]-1] }
 
 // span returns lines [a, b) joined with LF, as one slice of the text.
-func (h *hostLines) span(a, b int) string { return h.s[h.starts[a] : h.starts[b]-1] }
+func (h *textLines) span(a, b int) string { return h.s[h.starts[a] : h.starts[b]-1] }
 
-// hostSeek returns the first position at or after start where pattern
+// seek returns the first position at or after start where pattern
 // matches, trying each rung over the whole range before the next.
-func hostSeek(lines *hostLines, pattern []string, start int) int {
+func seek(lines *textLines, pattern []string, start int) int {
 	if len(pattern) == 0 {
 		return -1
 	}
-	for _, eq := range hostRungs {
+	for _, eq := range rungs {
 	next:
 		for p := start; p <= lines.n-len(pattern); p++ {
 			for k, s := range pattern {
@@ -243,24 +247,24 @@ func hostSeek(lines *hostLines, pattern []string, start int) int {
 
 const bomChar = "\uFEFF"
 
-// hostRepl is one chunk's replacement: del lines at start become add.
-type hostRepl struct {
+// repl is one chunk's replacement: del lines at start become add.
+type repl struct {
 	start, del int
 	add        []string
 }
 
-// hostDerive computes an Update's new content from the file's text. want,
+// derive computes an Update's new content from the file's text. want,
 // when not nil, is the content expected; it is returned itself when the
 // derivation gives exactly those bytes.
-func hostDerive(abs string, chunks []hostChunk, text string, want []byte) ([]byte, error) {
+func derive(abs string, chunks []chunk, text string, want []byte) ([]byte, error) {
 	bom := strings.HasPrefix(text, bomChar)
 	text = strings.TrimPrefix(text, bomChar)
-	lines := splitHostLines(text)
-	var rs []hostRepl
+	lines := splitLines(text)
+	var rs []repl
 	cursor := 0
 	for _, c := range chunks {
 		if c.ctx != "" {
-			p := hostSeek(lines, []string{c.ctx}, cursor)
+			p := seek(lines, []string{c.ctx}, cursor)
 			if p < 0 {
 				return nil, fmt.Errorf("Failed to find context '%s' in %s", c.ctx, abs)
 			}
@@ -271,22 +275,22 @@ func hostDerive(abs string, chunks []hostChunk, text string, want []byte) ([]byt
 			if at > 0 && lines.line(at-1) == "" {
 				at--
 			}
-			rs = append(rs, hostRepl{at, 0, c.new})
+			rs = append(rs, repl{at, 0, c.new})
 			continue
 		}
 		old, nw := c.old, c.new
-		p := hostSeek(lines, old, cursor)
+		p := seek(lines, old, cursor)
 		if p < 0 && old[len(old)-1] == "" {
 			old = old[:len(old)-1]
 			if len(nw) > 0 && nw[len(nw)-1] == "" {
 				nw = nw[:len(nw)-1]
 			}
-			p = hostSeek(lines, old, cursor)
+			p = seek(lines, old, cursor)
 		}
 		if p < 0 {
 			return nil, fmt.Errorf("Failed to find expected lines in %s:\n%s", abs, strings.Join(c.old, "\n"))
 		}
-		rs = append(rs, hostRepl{p, len(old), nw})
+		rs = append(rs, repl{p, len(old), nw})
 		cursor = p + len(old)
 	}
 	// A stable sort by start, then splice from the last to the first.
@@ -299,21 +303,21 @@ func hostDerive(abs string, chunks []hostChunk, text string, want []byte) ([]byt
 	// without writing anything: when it agrees, the expected bytes are the
 	// result (the usual case for a verified rewrite).
 	if want != nil && !bom {
-		j := hostJoiner{want: want}
-		spliceHost(&j, lines, rs)
+		j := joiner{want: want}
+		splice(&j, lines, rs)
 		if j.finish() != nil {
 			return want, nil
 		}
 	}
-	var j hostJoiner
+	var j joiner
 	j.init(len(text), rs, bom)
-	spliceHost(&j, lines, rs)
+	splice(&j, lines, rs)
 	return j.finish(), nil
 }
 
-// spliceHost writes the lines with the replacements spliced in, as the host
+// splice writes the lines with the replacements spliced in, as the host
 // does: sorted by start, spliced from the last to the first.
-func spliceHost(j *hostJoiner, lines *hostLines, rs []hostRepl) {
+func splice(j *joiner, lines *textLines, rs []repl) {
 	if disjoint(rs, lines.n) {
 		// Each splice leaves the lines before it alone, so one forward pass
 		// gives the same list (and the unchanged runs are slices of text).
@@ -347,7 +351,7 @@ func spliceHost(j *hostJoiner, lines *hostLines, rs []hostRepl) {
 
 // disjoint reports whether the sorted replacements lie inside n lines and
 // do not overlap, so that they can be applied in one forward pass.
-func disjoint(rs []hostRepl, n int) bool {
+func disjoint(rs []repl, n int) bool {
 	for i, r := range rs {
 		if r.start+r.del > n || (i+1 < len(rs) && r.start+r.del > rs[i+1].start) {
 			return false
@@ -356,12 +360,12 @@ func disjoint(rs []hostRepl, n int) bool {
 	return true
 }
 
-// hostJoiner writes the host's result: the lines joined with LF, one more
+// joiner writes the host's result: the lines joined with LF, one more
 // LF unless the list is empty or ends with an empty line, and the BOM.
 //
 // In compare mode (want set) nothing is written: each piece is checked
 // against want, and finish returns want when all of it matched, else nil.
-type hostJoiner struct {
+type joiner struct {
 	b      []byte
 	head   int // where the content starts (after a BOM)
 	count  int
@@ -374,7 +378,7 @@ type hostJoiner struct {
 }
 
 // put writes s, or compares it with want at the current offset.
-func (j *hostJoiner) put(s string) {
+func (j *joiner) put(s string) {
 	if j.want == nil {
 		j.b = append(j.b, s...)
 		return
@@ -386,7 +390,7 @@ func (j *hostJoiner) put(s string) {
 	j.off += len(s)
 }
 
-func (j *hostJoiner) init(size int, rs []hostRepl, bom bool) {
+func (j *joiner) init(size int, rs []repl, bom bool) {
 	for _, r := range rs {
 		for _, a := range r.add {
 			size += len(a) + 1
@@ -399,7 +403,7 @@ func (j *hostJoiner) init(size int, rs []hostRepl, bom bool) {
 	j.head, j.hadBOM = len(j.b), bom
 }
 
-func (j *hostJoiner) line(s string) {
+func (j *joiner) line(s string) {
 	if j.count > 0 {
 		j.put("\n")
 	}
@@ -408,14 +412,14 @@ func (j *hostJoiner) line(s string) {
 	j.last = s
 }
 
-func (j *hostJoiner) lines(ls []string) {
+func (j *joiner) lines(ls []string) {
 	for _, s := range ls {
 		j.line(s)
 	}
 }
 
 // span writes lines [a, b) of h.
-func (j *hostJoiner) span(h *hostLines, a, b int) {
+func (j *joiner) span(h *textLines, a, b int) {
 	if a >= b {
 		return
 	}
@@ -424,7 +428,7 @@ func (j *hostJoiner) span(h *hostLines, a, b int) {
 	j.last = h.line(b - 1)
 }
 
-func (j *hostJoiner) finish() []byte {
+func (j *joiner) finish() []byte {
 	if j.count == 0 || j.last != "" {
 		j.line("")
 	}
@@ -442,17 +446,18 @@ func (j *hostJoiner) finish() []byte {
 	return j.b
 }
 
-// hostApplyWant runs the host model on text. read returns the snapshot of
-// a resolved path; want returns its expected content (nil when unknown), so
-// an Update whose result equals it is checked without building a copy of
-// the file.
-func hostApplyWant(text, dir string, flavor hostpath.Flavor, read func(abs string) hostFile, want func(abs string) []byte) (*hostResult, error) {
-	hunks, err := hostParse(text)
+// Apply runs the host model on the patch text, with relative paths
+// resolved against dir by the path rules of flavor. read returns the
+// snapshot of a resolved path; want, when not nil, returns its expected
+// content (nil when unknown), so an Update whose result equals it is checked
+// without building a copy of the file. A failure of the host is an *Error.
+func Apply(text, dir string, flavor hostpath.Flavor, read func(abs string) File, want func(abs string) []byte) (*Result, error) {
+	hunks, err := parse(text)
 	if err != nil {
 		return nil, err
 	}
 	if len(hunks) == 0 {
-		return nil, &hostError{msg: "no hunks found"}
+		return nil, &Error{Msg: "no hunks found"}
 	}
 	f := flavor.Concrete()
 	type write struct {
@@ -472,18 +477,18 @@ func hostApplyWant(text, dir string, flavor hostpath.Flavor, read func(abs strin
 			plan = append(plan, write{path: abs, data: []byte(c)})
 		case patch.HunkDelete:
 			hf := read(abs)
-			if !hf.exists || hf.dir {
-				return nil, &hostError{path: abs, msg: "Failed to read file for deletion: " + abs}
+			if !hf.Exists || hf.Dir {
+				return nil, &Error{Path: abs, Msg: "Failed to read file for deletion: " + abs}
 			}
 			plan = append(plan, write{path: abs, remove: true})
 		case patch.HunkUpdate:
 			hf := read(abs)
-			if !hf.exists || hf.dir {
-				return nil, &hostError{path: abs, msg: "Failed to read file to update: " + abs}
+			if !hf.Exists || hf.Dir {
+				return nil, &Error{Path: abs, Msg: "Failed to read file to update: " + abs}
 			}
-			text := hf.text
-			if len(text) != len(hf.data) {
-				text = string(hf.data)
+			text := hf.Text
+			if len(text) != len(hf.Data) {
+				text = string(hf.Data)
 			}
 			var expect []byte
 			if want != nil {
@@ -493,9 +498,9 @@ func hostApplyWant(text, dir string, flavor hostpath.Flavor, read func(abs strin
 					expect = want(abs)
 				}
 			}
-			content, err := hostDerive(abs, h.chunks, text, expect)
+			content, err := derive(abs, h.chunks, text, expect)
 			if err != nil {
-				return nil, &hostError{path: abs, msg: err.Error()}
+				return nil, &Error{Path: abs, Msg: err.Error()}
 			}
 			if h.move != "" {
 				dst := f.Resolve(dir, h.move)
@@ -505,15 +510,15 @@ func hostApplyWant(text, dir string, flavor hostpath.Flavor, read func(abs strin
 			}
 		}
 	}
-	res := &hostResult{finals: map[string][]byte{}}
+	res := &Result{Finals: map[string][]byte{}}
 	for _, w := range plan {
-		if _, seen := res.finals[w.path]; !seen {
-			res.paths = append(res.paths, w.path)
+		if _, seen := res.Finals[w.path]; !seen {
+			res.Paths = append(res.Paths, w.path)
 		}
 		if w.remove {
-			res.finals[w.path] = nil
+			res.Finals[w.path] = nil
 		} else {
-			res.finals[w.path] = w.data
+			res.Finals[w.path] = w.data
 		}
 	}
 	return res, nil
