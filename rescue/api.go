@@ -15,7 +15,6 @@ package rescue
 import (
 	"context"
 
-	"github.com/slimgate/slim/rescue/internal/hostmodel"
 	"github.com/slimgate/slim/worktree/hostpath"
 )
 
@@ -33,7 +32,7 @@ const (
 // HostProfile names the host version whose apply step the native check
 // models (Result.NativeCheck.Profile): a patch is handed on only when that
 // model writes exactly the intended text.
-const HostProfile = hostmodel.Profile
+const HostProfile = "opencode-1.18.33"
 
 // Decisions reported in Result.Decision.
 const (

@@ -1,7 +1,8 @@
 // Package hostmodel models the apply_patch tool of the pinned host,
-// opencode-ai 1.18.33, closely enough to predict the bytes it writes for a
-// patch slim hands on. slim hands a rewritten patch on only when this model
-// says the host writes exactly the text slim intends; otherwise it refuses.
+// opencode-ai 1.18.33 (the profile rescue reports as HostProfile), closely
+// enough to predict the bytes it writes for a patch slim hands on. slim
+// hands a rewritten patch on only when this model says the host writes
+// exactly the text slim intends; otherwise it refuses.
 // The model, read from the host's shipped code:
 //
 //   - Parsing: the text is trimmed and split on LF only, so a CR stays in
@@ -34,9 +35,6 @@ import (
 	"github.com/slimgate/slim/rescue/internal/patch"
 	"github.com/slimgate/slim/worktree/hostpath"
 )
-
-// Profile names the host version this package models.
-const Profile = "opencode-1.18.33"
 
 // File is a file as the host model sees it.
 type File struct {
