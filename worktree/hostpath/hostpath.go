@@ -4,7 +4,8 @@
 //
 // The functions follow Node's lib/path.js (checked against vectors produced
 // by Node itself, see testdata) with one change: where Node consults
-// process.cwd(), Resolve and Relative take the working directory explicitly.
+// process.cwd(), Resolve takes the working directory explicitly and Relative
+// uses the flavor's root.
 // Strings are handled as bytes; all the separators and markers involved are
 // ASCII, so UTF-8 input gives the same results as Node's UTF-16 strings.
 package hostpath
@@ -101,14 +102,13 @@ func (f Flavor) IsAbs(p string) bool {
 }
 
 // Relative is path.relative for absolute inputs. Relative inputs are
-// resolved against the root of the flavor ("/" or "\"); use RelativeIn to
-// give a working directory.
+// resolved against the root of the flavor ("/" or "\").
 func (f Flavor) Relative(from, to string) string {
-	return f.RelativeIn(f.Sep(), from, to)
+	return f.relativeIn(f.Sep(), from, to)
 }
 
-// RelativeIn is path.relative with cwd standing in for process.cwd().
-func (f Flavor) RelativeIn(cwd, from, to string) string {
+// relativeIn is path.relative with cwd standing in for process.cwd().
+func (f Flavor) relativeIn(cwd, from, to string) string {
 	if f.Concrete() == Win32 {
 		return winRelative(cwd, from, to)
 	}

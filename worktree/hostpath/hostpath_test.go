@@ -60,7 +60,7 @@ func TestNodeVectors(t *testing.T) {
 				case "resolve":
 					got = f.Resolve(c.Cwd, c.In...)
 				case "relative":
-					got = f.RelativeIn(c.Cwd, c.In[0], c.In[1])
+					got = f.relativeIn(c.Cwd, c.In[0], c.In[1])
 				default:
 					t.Fatalf("unknown function %s in vectors", fn)
 				}
@@ -139,7 +139,7 @@ func FuzzResolve(f *testing.F) {
 			if tc.fl == Win32 && strings.Contains(r[2:], ":") {
 				continue // as in Node: a name with a colon reads back as a drive
 			}
-			rel := tc.fl.RelativeIn(tc.cwd, from, r)
+			rel := tc.fl.relativeIn(tc.cwd, from, r)
 			if back := tc.fl.Resolve(tc.cwd, from, rel); !strings.EqualFold(back, r) {
 				t.Fatalf("%v: Resolve(%q, Relative(%q, %q)=%q) = %q", tc.fl, from, from, r, rel, back)
 			}
