@@ -32,10 +32,15 @@ type Host struct {
 	Generation string `json:"flavor,omitempty"`
 	// Platform is Node's process.platform; "win32" selects Windows path
 	// rules, anything else posix.
-	Platform  string `json:"platform,omitempty"`
+	Platform string `json:"platform,omitempty"`
+	// Directory is the session's directory, which relative paths resolve
+	// against.
 	Directory string `json:"directory,omitempty"`
+	// Worktree is the worktree top level as the host spells it. OpenCode
+	// sends "/" when the session is outside git, which says there is none;
+	// an absent worktree ("") leaves the guards to find it from Directory.
 	Worktree  string `json:"worktree,omitempty"`
-	Cwd       string `json:"cwd,omitempty"`
+	Cwd       string `json:"cwd,omitempty"` // the host process's working directory
 	ServerURL string `json:"serverUrl,omitempty"`
 }
 
