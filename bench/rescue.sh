@@ -63,7 +63,7 @@ END {
 
 echo
 echo "== peak RSS of the binary (50 drifted chunks)"
-SLIM_BENCH_FIXTURE_DIR="$out/fx" go test -tags urfave_cli_no_docs -count 1 -run '^TestWriteBenchFixture$' ./rescue/ >/dev/null
+go run ./bench/rescuefixture "$out/fx"
 
 peak_kib() { # command... -> "peak-RSS-KiB cpu-seconds" (GNU time, else /proc VmHWM polling and no CPU time)
 	if /usr/bin/time -v true >/dev/null 2>&1; then

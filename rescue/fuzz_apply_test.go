@@ -7,9 +7,9 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/slimgate/slim/internal/drift"
 	"github.com/slimgate/slim/internal/slimerr"
 	"github.com/slimgate/slim/rescue"
-	"github.com/slimgate/slim/rescue/internal/drift"
 )
 
 // fuzzOther is a second file every FuzzApply run has, so that patches can

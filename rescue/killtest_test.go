@@ -24,8 +24,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/slimgate/slim/internal/drift"
 	"github.com/slimgate/slim/internal/testbin"
-	"github.com/slimgate/slim/rescue/internal/drift"
 )
 
 var (

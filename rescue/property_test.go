@@ -22,9 +22,9 @@ import (
 	"testing"
 	"unicode/utf8"
 
+	"github.com/slimgate/slim/internal/drift"
 	"github.com/slimgate/slim/internal/slimerr"
 	"github.com/slimgate/slim/rescue"
-	"github.com/slimgate/slim/rescue/internal/drift"
 )
 
 var (

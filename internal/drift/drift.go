@@ -72,7 +72,7 @@ type Case struct {
 }
 
 // Expected returns the bytes a correct apply must leave on disk. A UTF-8
-// BOM is set aside and restored: it is part of no line (ERRATA 24).
+// BOM is set aside and restored: it is part of no line.
 func (c *Case) Expected() []byte {
 	disk := c.Disk
 	if len(disk) > 0 && strings.HasPrefix(disk[0].Text, bom) {

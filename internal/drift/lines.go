@@ -5,10 +5,11 @@
 // and the exact bytes a correct apply must produce on the drifted file.
 //
 // It knows nothing about how rescue matches; the expected bytes follow only
-// from the edit's line positions and the byte discipline of DECISIONS.md
-// (untouched lines keep their bytes and terminators, added lines take the
-// file's dominant EOL, the final-newline state is kept). That independence is
-// what makes it useful as an oracle.
+// from the edit's line positions and the byte discipline every apply must
+// keep: untouched lines keep their bytes and terminators, added lines take
+// the file's dominant EOL, the final-newline state is kept. That
+// independence is what makes it useful as an oracle. It also builds the
+// large inputs of the rescue benchmarks (NewBenchCase).
 package drift
 
 import "strings"
@@ -77,7 +78,8 @@ func Clone(lines []Line) []Line {
 }
 
 // DominantEOL is the terminator that occurs most often; on a tie the one met
-// first wins; with no terminator at all it is LF (ERRATA item 23).
+// first wins; with no terminator at all it is LF, the terminator new lines
+// get in a file that has none yet.
 func DominantEOL(lines []Line) string {
 	count := map[string]int{}
 	var order []string
