@@ -19,7 +19,6 @@ import (
 	"runtime"
 	"sort"
 	"strings"
-	"sync"
 	"syscall"
 	"testing"
 	"time"
@@ -28,29 +27,9 @@ import (
 	"github.com/slimgate/slim/internal/testbin"
 )
 
-var (
-	slimBinOnce sync.Once
-	slimBinPath string
-	slimBinErr  error
-)
-
-// buildSlim builds cmd/slim the way the project ships it (static, no docs)
-// once per test binary run.
-func buildSlim(t testing.TB) string {
-	t.Helper()
-	slimBinOnce.Do(func() {
-		dir, err := os.MkdirTemp("", "slim-bin-")
-		if err != nil {
-			slimBinErr = err
-			return
-		}
-		slimBinPath, slimBinErr = testbin.Build(dir)
-	})
-	if slimBinErr != nil {
-		t.Fatal(slimBinErr)
-	}
-	return slimBinPath
-}
+// TestMain removes the binary testbin.Shared built, once every test has
+// run.
+func TestMain(m *testing.M) { os.Exit(testbin.M(m).Run()) }
 
 // bigLines returns n distinct lines that look like log or source text.
 func bigLines(r *rand.Rand, n int, eol string) []drift.Line {
@@ -183,7 +162,7 @@ func TestApplyKill(t *testing.T) {
 	if runtime.GOOS == "windows" {
 		t.Skip("SIGKILL test needs a POSIX system")
 	}
-	bin := buildSlim(t)
+	bin := testbin.Shared(t)
 	r := rand.New(rand.NewPCG(*propSeed, 0x6b11))
 	linesPerBig := 130_000 // about 5 MB each
 	iterations := 50
