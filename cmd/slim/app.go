@@ -189,10 +189,7 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		}
 		return exitCoder.ExitCode()
 	}
-	se := slimerr.From(err)
-	if se.Kind == slimerr.Internal && slimerrOf(err) == nil && isFlagError(err) {
-		se = &slimerr.Error{Kind: slimerr.Usage, Code: slimerr.CodeUsage, Message: err.Error()}
-	}
+	se := classify(err)
 	if wantJSON(args) {
 		if !e.printedJSON {
 			e.writeJSON(map[string]any{"error": slimerr.ToJSON(se)})
@@ -214,12 +211,6 @@ func slimerrOf(err error) *slimerr.Error {
 		return se
 	}
 	return nil
-}
-
-// isFlagError recognises the one flag error urfave/cli returns without
-// passing it through OnUsageError: a missing required flag.
-func isFlagError(err error) bool {
-	return strings.HasPrefix(err.Error(), "Required flag")
 }
 
 // wantJSON looks for --json among the arguments before any "--", so errors

@@ -136,7 +136,7 @@ func newDispatcher(e *env) *hooks.Dispatcher {
 // hookFail prints the JSON error object that `slim hook` always puts on
 // stdout, and returns err for the exit code.
 func hookFail(e *env, err *slimerr.Error) error {
-	if werr := e.writeJSON(map[string]any{"error": slimerr.ToJSON(err)}); werr != nil {
+	if werr := e.writeJSON(map[string]any{"error": slimerr.ToJSON(classify(err))}); werr != nil {
 		return slimerr.Wrap(slimerr.Internal, slimerr.CodeInternal, fmt.Errorf("hook: write error: %w", werr))
 	}
 	return err

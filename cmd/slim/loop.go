@@ -23,12 +23,17 @@ func loopCommand(e *env) *cli.Command {
 				"Deletes the session's state file, so counting starts again and a refused call may run.\n\n" +
 				"Example:\n   slim loop reset --session ses_4f2a",
 			Flags: []cli.Flag{
-				&cli.StringFlag{Name: "session", Usage: "the host's session ID", Required: true},
+				// Checked in the action, not with Required: urfave/cli reports a
+				// missing required flag as an untyped error.
+				&cli.StringFlag{Name: "session", Usage: "the host's session ID (required)"},
 				&cli.BoolFlag{Name: "json", Usage: "print {session, file, removed}"},
 			},
 			Action: func(c *cli.Context) error {
 				if c.NArg() > 0 {
 					return usageErr("loop reset takes no arguments (got %q)", c.Args().First())
+				}
+				if !c.IsSet("session") {
+					return usageErr(`Required flag "session" not set`)
 				}
 				sid := c.String("session")
 				if sid == "" {

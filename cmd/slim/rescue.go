@@ -48,7 +48,7 @@ func rescueCommand(e *env) *cli.Command {
 				}
 				out.Diff = res.Diff
 				if err != nil {
-					out.Error = slimerr.ToJSON(err)
+					out.Error = slimerr.ToJSON(classify(err))
 				}
 				if werr := e.writeJSON(out); werr != nil && err == nil {
 					return werr

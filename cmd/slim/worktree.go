@@ -160,7 +160,7 @@ func worktreeCheckCommand(e *env) *cli.Command {
 			var blockErr error
 			if first != nil {
 				blockErr = checkError(*first, bad, len(out.Verdicts))
-				out.Error = slimerr.ToJSON(blockErr)
+				out.Error = slimerr.ToJSON(classify(blockErr))
 			}
 			if jsonMode(c) {
 				if err := e.writeJSON(out); err != nil {

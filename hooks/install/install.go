@@ -38,7 +38,6 @@ import (
 	"github.com/slimgate/slim/hooks/opencode"
 	"github.com/slimgate/slim/internal/atomicfile"
 	"github.com/slimgate/slim/internal/gitexec"
-	"github.com/slimgate/slim/internal/slimerr"
 )
 
 // Actions reported for each file.
@@ -52,6 +51,27 @@ const (
 	Absent    = "absent"    // nothing of slim's was there
 	Foreign   = "foreign"   // a file slim did not write is there; it was left alone
 )
+
+// Error is a refusal of the installer, before anything was written: Code
+// says which (CodeForeignFile, CodeSymlink, CodeNotRepository) and Message
+// is the whole sentence for the user.
+type Error struct {
+	Code    string
+	Message string
+	Err     error
+}
+
+func (e *Error) Error() string { return e.Message }
+
+func (e *Error) Unwrap() error { return e.Err }
+
+func refuse(code, format string, args ...any) error {
+	return &Error{Code: code, Message: fmt.Sprintf(format, args...)}
+}
+
+// CodeNotRepository is the error code when git hooks are asked for outside
+// a git repository (or without git).
+const CodeNotRepository = "not_a_repository"
 
 // CodeForeignFile is the error code when installing would overwrite a file
 // slim did not write.
@@ -140,7 +160,7 @@ func OpenCode(path, guard string) (Result, error) {
 	case err == nil && isOurPlugin(old):
 		r.Action = Upgraded
 	default:
-		return r, slimerr.New(slimerr.Blocked, CodeForeignFile,
+		return r, refuse(CodeForeignFile,
 			"%s exists and was not written by slim; it was left untouched. Move it away (or merge it by hand) and run the install again", path)
 	}
 	if err := atomicfile.WriteFile(path, opencode.Plugin, 0o644); err != nil {
@@ -203,7 +223,7 @@ func GitHooksDir(dir string) (hooks, guard string, err error) {
 	}
 	out, err := gitexec.Output(abs, "rev-parse", "--is-inside-work-tree", "--show-cdup", "--git-common-dir", "--git-path", "hooks")
 	if err != nil {
-		return "", "", slimerr.New(slimerr.Usage, slimerr.CodeUsage, "%s is not inside a git repository (or git is not installed): %v", dir, err)
+		return "", "", refuse(CodeNotRepository, "%s is not inside a git repository (or git is not installed): %v", dir, err)
 	}
 	// In a worktree: true, the way up to its top (maybe empty), the common
 	// git dir, the hooks path. Elsewhere (a bare repository, inside the git
@@ -309,7 +329,7 @@ func installShim(hooksDir, name string) (Result, error) {
 			break
 		}
 		if exists(aside) {
-			return r, slimerr.New(slimerr.Blocked, CodeForeignFile,
+			return r, refuse(CodeForeignFile,
 				"%s is not slim's shim and %s already exists, so the hook cannot be moved aside; nothing was changed for %s. Merge or remove one of them and run the install again",
 				path, aside, name)
 		}
@@ -444,7 +464,7 @@ func linkError(p, done string) error {
 	if err != nil {
 		to = "?"
 	}
-	return slimerr.New(slimerr.Blocked, CodeSymlink,
+	return refuse(CodeSymlink,
 		"%s is a symbolic link (to %s); slim does not follow links inside the repository, so nothing was %s. Replace the link with a real directory or file (or remove it) and run the command again",
 		p, to, done)
 }

@@ -1,6 +1,7 @@
 package install
 
 import (
+	"errors"
 	"os"
 	"path/filepath"
 	"strings"
@@ -8,7 +9,6 @@ import (
 
 	gitshim "github.com/slimgate/slim/hooks/git"
 	"github.com/slimgate/slim/hooks/opencode"
-	"github.com/slimgate/slim/internal/slimerr"
 )
 
 func symlink(t *testing.T, target, link string) {
@@ -24,8 +24,8 @@ func symlink(t *testing.T, target, link string) {
 // wantLinkRefusal checks err is the blocked symlink error naming link.
 func wantLinkRefusal(t *testing.T, err error, link string) {
 	t.Helper()
-	se := slimerr.From(err)
-	if err == nil || se.Kind != slimerr.Blocked || se.Code != CodeSymlink || !strings.Contains(se.Message, link) {
+	var ie *Error
+	if !errors.As(err, &ie) || ie.Code != CodeSymlink || !strings.Contains(ie.Message, link) {
 		t.Fatalf("want a blocked symlink error naming %s, got %v", link, err)
 	}
 }

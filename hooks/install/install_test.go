@@ -2,6 +2,7 @@ package install
 
 import (
 	"bytes"
+	"errors"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -10,7 +11,6 @@ import (
 
 	gitshim "github.com/slimgate/slim/hooks/git"
 	"github.com/slimgate/slim/hooks/opencode"
-	"github.com/slimgate/slim/internal/slimerr"
 )
 
 func git(t *testing.T, dir string, args ...string) string {
@@ -129,7 +129,7 @@ func TestOpenCodeForeignFileIsNeverTouched(t *testing.T) {
 	write(t, filepath.Join(top, ".opencode", "plugin", "other.js"), "x", 0o644)
 
 	_, err := OpenCode(path, top)
-	if se := slimerr.From(err); err == nil || se.Kind != slimerr.Blocked || se.Code != CodeForeignFile {
+	if ie := new(Error); !errors.As(err, &ie) || ie.Code != CodeForeignFile {
 		t.Fatalf("want a blocked foreign_file error, got %v", err)
 	}
 	if read(t, path) != mine {
@@ -148,7 +148,7 @@ func TestOpenCodeForeignFileIsNeverTouched(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, guard := range []string{linkTop, ""} {
-		if _, err := OpenCode(link, guard); slimerr.From(err).Code != CodeSymlink {
+		if _, err := OpenCode(link, guard); !isCode(err, CodeSymlink) {
 			t.Fatalf("symlink (guard %q): want symlink, got %v", guard, err)
 		}
 		if r, err := UninstallOpenCode(link, guard); err != nil || r.Action != Foreign {
@@ -375,4 +375,9 @@ func TestShimOutcomes(t *testing.T) {
 			}
 		})
 	}
+}
+
+func isCode(err error, code string) bool {
+	var ie *Error
+	return errors.As(err, &ie) && ie.Code == code
 }

@@ -1,0 +1,32 @@
+package main
+
+import (
+	"errors"
+
+	"github.com/slimgate/slim/hooks/install"
+	"github.com/slimgate/slim/internal/slimerr"
+)
+
+// classify maps an error a command returns to the CLI's error shape, whose
+// kind fixes the exit code. The library packages return their own typed
+// errors; this is the one place that gives each a kind. A *slimerr.Error
+// (made by a command itself) is taken as it is, and anything else is an
+// internal error with its own text.
+func classify(err error) *slimerr.Error {
+	if err == nil {
+		return nil
+	}
+	var se *slimerr.Error
+	if errors.As(err, &se) {
+		return se
+	}
+	var ie *install.Error
+	if errors.As(err, &ie) {
+		kind := slimerr.Blocked // a file or link slim will not touch
+		if ie.Code == install.CodeNotRepository {
+			kind = slimerr.Usage
+		}
+		return &slimerr.Error{Kind: kind, Code: ie.Code, Message: ie.Message, Err: err}
+	}
+	return &slimerr.Error{Kind: slimerr.Internal, Code: slimerr.CodeInternal, Message: err.Error(), Err: err}
+}
