@@ -42,7 +42,9 @@ const (
 	DecisionBlock       = "block"
 )
 
-// Outside policies (ERRATA 7).
+// Outside policies, for Options.Outside: what to do with a patch whose
+// target lies outside the workspace by its spelling. Block refuses it;
+// passthrough hands it on untouched, so that the host asks the user itself.
 const (
 	OutsideBlock       = "block"
 	OutsidePassthrough = "passthrough"

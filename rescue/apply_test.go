@@ -140,7 +140,7 @@ func TestApplySymlinkAlias(t *testing.T) {
 }
 
 // A session rooted in a subdirectory of its worktree can write elsewhere in
-// the worktree; absolute paths come out relative to the session (G04).
+// the worktree; absolute paths come out relative to the session.
 func TestWorktreeWidensRoot(t *testing.T) {
 	e := newEnv(t, map[string]string{"sub/keep.txt": "k\n"})
 	sub := filepath.Join(e.dir, "sub")
@@ -156,8 +156,8 @@ func TestWorktreeWidensRoot(t *testing.T) {
 	}
 }
 
-// Passthrough hands the original on for targets outside by spelling only,
-// and never when slim writes (ERRATA 7).
+// Passthrough hands the original on for targets outside by spelling only
+// (so that the host asks the user itself), and never when slim writes.
 func TestOutsidePassthrough(t *testing.T) {
 	e := newEnv(t, map[string]string{"in.txt": "stale\n"})
 	patch := wrap("*** Add File: ../out.txt\n+x\n*** Update File: in.txt\n@@\n-stale\n+fresh\n")
@@ -205,7 +205,7 @@ func TestDryRunDiff(t *testing.T) {
 	}
 }
 
-// Above 8 MiB only the exact rung runs (DECISIONS rescue 6).
+// Above 8 MiB only the exact rung runs, with no rescue step.
 func TestSizeCapExactOnly(t *testing.T) {
 	big := strings.Repeat("filler line\n", (maxRescueSize/12)+10) + "target  \n"
 	e := newEnv(t, map[string]string{"big.txt": big})
@@ -220,7 +220,7 @@ func TestSizeCapExactOnly(t *testing.T) {
 	}
 }
 
-// A directory slim cannot read is an internal error (G15), never a write.
+// A directory slim cannot read is an internal error, never a write.
 func TestUnreadableIsInternal(t *testing.T) {
 	if os.Geteuid() == 0 {
 		t.Skip("permissions do not apply to root")
@@ -235,7 +235,7 @@ func TestUnreadableIsInternal(t *testing.T) {
 }
 
 // Two hard links are one file: updates through both merge into one hunk
-// under the first spelling (ERRATA 26).
+// under the first spelling, so the file has one final text.
 func TestHardLinksAreOneFile(t *testing.T) {
 	e := newEnv(t, map[string]string{"a.txt": "1\n2\n3\n"})
 	if err := os.Link(filepath.Join(e.dir, "a.txt"), filepath.Join(e.dir, "b.txt")); err != nil {

@@ -18,7 +18,7 @@ func currentUmask() os.FileMode {
 }
 
 // Only regular files are patched: a FIFO is refused without being opened
-// (ERRATA 12).
+// (opening it could block forever).
 func TestNonRegularRefused(t *testing.T) {
 	e := newEnv(t, nil)
 	if err := syscall.Mkfifo(filepath.Join(e.dir, "pipe"), 0o644); err != nil {

@@ -11,8 +11,8 @@ import (
 	"github.com/slimgate/slim/rescue/internal/patch"
 )
 
-// specCase is one behaviour case of rescue.md section 3, with the outcome
-// ERRATA.md gives it. Each case runs twice on fresh copies of the files:
+// specCase is one behaviour case of the whole engine, named after what it
+// pins. Each case runs twice on fresh copies of the files:
 // in rewrite mode (the patch handed on, which the host model must turn into
 // the expected files) and in apply mode (the files slim writes).
 type specCase struct {

@@ -9,8 +9,9 @@ import (
 	"testing"
 )
 
-// TestCodexScenarios runs the Codex scenario matrix (rescue.md 3I) in the
-// Codex fixture layout: input/ is copied to a temporary directory, patch.txt
+// TestCodexScenarios runs the apply_patch scenarios of Codex's own test
+// suite (Add, Delete, Update, Move, several chunks, failures), in the Codex
+// fixture layout: input/ is copied to a temporary directory, patch.txt
 // is applied with Process in apply mode, and the tree must equal expected/,
 // or, with expected_error, the error must match and the tree must equal
 // input/.

@@ -9,8 +9,9 @@ import (
 	"github.com/slimgate/slim/internal/slimerr"
 )
 
-// Containment cases (rescue.md G08, G09, G11; ERRATA 7, 9, 10): every target
-// is checked before any file is read; one bad target blocks the whole patch.
+// Containment: every target is checked before any file is read, symbolic
+// links resolved (a link out of the workspace is outside, also for a file
+// that does not exist yet), and one bad target blocks the whole patch.
 func TestContainment(t *testing.T) {
 	outside, err := filepath.EvalSymlinks(t.TempDir())
 	if err != nil {
@@ -89,7 +90,7 @@ func TestContainment(t *testing.T) {
 
 // Containment is decided before any file is read: a patch that is both
 // stale and outside reports blocked, and a malformed one reports validation
-// first (ERRATA 1).
+// first.
 func TestErrorOrder(t *testing.T) {
 	e := newEnv(t, map[string]string{"in.txt": "in\n"})
 	_, err := e.process(wrap("*** Update File: missing.txt\n@@\n-x\n+y\n*** Add File: ../out.txt\n+x\n"), false)

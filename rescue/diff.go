@@ -4,7 +4,8 @@ package rescue
 // the --dry-run --diff output: Myers' O((N+M)D) greedy algorithm after the
 // common prefix and suffix are trimmed. Its memory grows with D², so above
 // maxDiffCost edits the middle is reported as one changed block, which is
-// still a correct diff. It never builds an (N×M) table (rescue.md W11).
+// still a correct diff. It never builds an (N×M) table, so its memory stays
+// bounded on large files.
 
 // editBlock is one changed region: a[A0:A1] is replaced by b[B0:B1].
 type editBlock struct{ A0, A1, B0, B1 int }

@@ -6,7 +6,9 @@ import (
 )
 
 // This file renders --dry-run --diff: a git-style unified diff of what
-// --apply would write, with three lines of context (ERRATA 5).
+// --apply would write, with three lines of context, "a/" and "b/" names,
+// /dev/null for an added or deleted file, and "\ No newline at end of file"
+// where a side ends without one.
 
 func (w *world) unifiedDiff(r *resolution) string {
 	var b strings.Builder

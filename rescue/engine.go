@@ -21,7 +21,8 @@ import (
 // This file resolves a whole patch against the files: containment of every
 // target, a snapshot of every file read, staging keyed by file identity,
 // and the lineage of each file's content through Add, Update, Move and
-// Delete, so that each file has exactly one final text (rescue.md W5).
+// Delete, so that each file has exactly one final text, however many hunks
+// and names (links, case variants) reach it.
 
 // internalPrefix starts the message of every internal error.
 const internalPrefix = "apply_patch internal error: "

@@ -20,7 +20,8 @@ func TestLookalikeUnframedPlace(t *testing.T) {
 		{
 			// The first context line changed (x0 for c1) where the author
 			// saw it. That window and a look-alike (ctxB for ctxA) both
-			// score 4 of 5 = needed: two candidates (ERRATA 14).
+			// score 4 of 5 = needed: two candidates, so it is refused as
+			// ambiguous.
 			name:  "LCS: the real window's first line changed",
 			file:  "x0\nc2\nctxA\nc4\nc5\nsep\nc1\nc2\nctxB\nc4\nc5\n",
 			patch: "*** Begin Patch\n*** Update File: f.txt\n@@\n c1\n c2\n ctxA\n+new\n c4\n c5\n*** End Patch\n",

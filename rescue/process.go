@@ -27,7 +27,7 @@ import (
 // "block" and the error is a *slimerr.Error (validation, verification,
 // blocked or internal).
 //
-// Errors come in this order (ERRATA 1): validation before any file is read;
+// Errors come in this order: validation before any file is read;
 // then containment of every target before any file is read; then
 // verification or internal errors as they occur.
 func Process(input []byte, opts Options) (*Result, error) {
@@ -341,7 +341,8 @@ func fileReports(r *resolution) []FileReport {
 	return out
 }
 
-// cannotExpress is the refusal of ERRATA 22.
+// cannotExpress refuses a patch that slim could apply itself but cannot hand
+// on: no rendering makes the host's own apply step write the intended text.
 func cannotExpress(abs, reason string) error {
 	return verifyErr("Cannot express this patch so that the host writes the intended text in %s: %s", abs, reason)
 }
@@ -409,8 +410,9 @@ func (w *world) handOn(input []byte, r *resolution, rewrite bool) (*string, bool
 	return nil, false, cannotExpress(w.dir, "no rendering passed the checks")
 }
 
-// verifyRendered re-parses and re-resolves a rendered patch (DECISIONS
-// rescue 9) and runs the host model on it. It returns the slot keys whose
+// verifyRendered re-parses and re-resolves a rendered patch, which must give
+// every file the same final text as the patch it stands for, and runs the
+// host model on it. It returns the slot keys whose
 // result differs, with a reason for each.
 func (w *world) verifyRendered(text string, want *resolution) ([]string, map[string]string) {
 	var f failures

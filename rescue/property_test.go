@@ -290,8 +290,9 @@ func runCase(t *testing.T, c *drift.Case, dir string, st *kindStats, fail func(*
 	}
 	switch {
 	case err2 != nil && applied:
-		// Rewrite mode may refuse only what the host cannot write
-		// (ERRATA 22); it resolves chunks exactly as apply mode does.
+		// Rewrite mode may refuse only what the host cannot write (the
+		// "Cannot express" refusal); it resolves chunks exactly as apply
+		// mode does.
 		msg, ok := refusal(err2)
 		if !ok || !strings.Contains(msg, "Cannot express") {
 			fail(c, "rewrite mode refused what apply mode applied: %s", msg)
@@ -443,7 +444,8 @@ func TestLookalikeRegressions(t *testing.T) {
 		},
 		{
 			// The removed line r1 was rewritten (x1) where the author saw
-			// it, so that window is not an LCS candidate (ERRATA 40); a
+			// it, so that window is not an LCS candidate (a removed line
+			// must agree with the line it removes); a
 			// window further down that differs in a context line (ctxB for
 			// ctxA) scores 6 of 7 and is used.
 			name:  "LCS lookalike after the real removed line was rewritten",
@@ -542,7 +544,7 @@ func TestPropertyMultiChunk(t *testing.T) {
 		res, err := rescue.Process([]byte(patch), rescue.Options{Directory: dir2, Worktree: "/"})
 		if err != nil {
 			// Rewrite mode may refuse what the host cannot write (a file
-			// ending in a blank line, say; ERRATA 22). Nothing else.
+			// ending in a blank line, say). Nothing else.
 			if msg, ok := refusal(err); !ok || !strings.Contains(msg, "Cannot express") {
 				report("rewrite mode refused: %v", err)
 			} else {

@@ -8,7 +8,9 @@ import (
 	"github.com/slimgate/slim/rescue/internal/patch"
 )
 
-// This file renders the patch slim hands on (ERRATA 19-22). Each file's
+// This file renders the patch slim hands on, in a form the host's own apply
+// step turns into exactly the intended text; what no form can express is
+// refused (cannotExpress) rather than handed on. Each file's
 // content lineage becomes at most one hunk. An Update is rendered at one of
 // three levels, tried in order until the re-verification and the host
 // check agree:
@@ -86,9 +88,9 @@ func renderPatch(res *resolution, level map[*lineage]int) (string, bool) {
 	return r.b.String(), r.hostEOL
 }
 
-// addContentLines returns the "+" lines whose Add content is exactly t
-// (ERRATA 24: joined with LF, plus one LF unless empty or already ending
-// with LF).
+// addContentLines returns the "+" lines whose Add content is exactly t: the
+// host joins an Add's lines with LF and adds one LF unless the content is
+// empty or already ends with LF.
 func addContentLines(t []byte) []string {
 	s := string(t)
 	if s == "" {
@@ -119,14 +121,16 @@ func (r *renderer) placed(l *lineage) {
 		pl, ch := pls[i], chs[i]
 		lines := append([]match.PlacedLine(nil), pl.Lines...)
 		eof := ch.EOF && pl.EOFKept
-		// An insertion inside the file becomes "insert before the next
+		// The host puts a chunk without old lines at the end of the file,
+		// so an insertion inside the file becomes "insert before the next
 		// line": merged with the next chunk when that starts right there
-		// (ERRATA 20), else carrying the next line as context.
+		// (both would claim that line), else carrying the next line as
+		// context.
 		if pl.Start == pl.End && pl.Start < n {
 			for i+1 < len(pls) && pls[i+1].Start == pl.Start && !hasOldPlaced(lines) {
 				i++
 				// The next chunk's leading "-" lines go first, so the merged
-				// chunk lists "-" before "+" (ERRATA 19, 20).
+				// chunk lists its removed lines before the inserted ones.
 				next := pls[i].Lines
 				k := 0
 				for k < len(next) && next[k].Op == patch.OpDelete {

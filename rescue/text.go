@@ -10,9 +10,10 @@ import (
 	"github.com/slimgate/slim/rescue/internal/patch"
 )
 
-// This file is the model of a file's text (ERRATA 23, 24): lines with their
-// own terminators, the dominant EOL given to new lines, the final-newline
-// state, and a UTF-8 BOM set aside.
+// This file is the model of a file's text: lines with their own
+// terminators, the dominant EOL given to new lines (the most frequent; on a
+// tie the first seen; LF when there is none), the final-newline state kept
+// through edits, and a UTF-8 BOM set aside, part of no line.
 
 // maxRescueSize is the size above which only exact matching runs.
 const maxRescueSize = 8 << 20
@@ -147,7 +148,8 @@ func splitLF(t *fileText, s string) {
 }
 
 // textFromAdd is the text of an added file: the lines joined with LF, plus
-// one LF unless the content is empty or already ends with LF (ERRATA 24).
+// one LF unless the content is empty or already ends with LF, as the host
+// writes it.
 func textFromAdd(lines []string) []byte {
 	s := strings.Join(lines, "\n")
 	if s != "" && !strings.HasSuffix(s, "\n") {

@@ -60,7 +60,8 @@ func TestRungsNest(t *testing.T) {
 	}
 }
 
-// TestLCSNeeded checks the formula against the table of Appendix A.
+// TestLCSNeeded checks the formula against the table of its values for
+// every chunk size up to MaxLCSChunkLines.
 func TestLCSNeeded(t *testing.T) {
 	table := "1:1 2:2 3:3 4:3 5:4 6:5 7:5 8:6 9:7 10:7 11:8 12:9 13:10 14:10 15:11 16:12 17:12 18:13 19:14 20:14 21:15 22:16 23:17 24:17 25:18 26:19 27:19 28:20 29:21 30:21 31:22 32:23 33:24 34:24 35:25 36:26 37:26 38:27 39:28 40:28 41:29 42:30 43:31 44:31 45:32 46:33 47:33 48:34"
 	for _, f := range strings.Fields(table) {

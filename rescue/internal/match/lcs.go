@@ -2,7 +2,10 @@ package match
 
 import "math"
 
-// Bounds of the LCS rescue (rescue.md Appendix A).
+// Bounds of the LCS rescue: chunks of at most MaxLCSChunkLines old lines,
+// at most MaxLCSCandidates framed windows, and a window must share
+// LCSNeeded(m) of the chunk's m old lines (all of them up to two, else
+// lcsRatio of them rounded up).
 const (
 	MaxLCSChunkLines = 48
 	MaxLCSCandidates = 64

@@ -11,10 +11,13 @@ import (
 	"github.com/slimgate/slim/rescue/internal/patch"
 )
 
-// This file places one chunk in a file: the step ladder of ERRATA 13
-// (seek over all rungs, trailing-empty retry, prefix/suffix, LCS), the
-// search window of ERRATA 14 (cursor, @@ contexts, end-of-file pin, refusal
-// of ambiguity), pure insertions, and the failure messages of ERRATA 18.
+// This file places one chunk in a file: the steps in order (seek over all
+// rungs, the trailing-empty retry, prefix/suffix, LCS; the first step that
+// finds one place wins, and a step that finds several refuses), the search
+// window (from the cursor, narrowed by the @@ contexts, pinned to the end by
+// "*** End of File"), pure insertions, and the failure messages, which name
+// the candidates or the closest region so that the author can fix the
+// patch.
 
 // Match phases, carried by Error.
 const (
@@ -112,7 +115,7 @@ func (v *FileView) Place(ch *patch.Chunk, cursor int, abs string) (*Placement, e
 	}
 
 	// Narrow the window with the @@ contexts; a context that is not found
-	// is dropped (ERRATA 14).
+	// is dropped (and reported), since the body may still be unique.
 	lo := cursor
 	for i, c := range ch.Contexts {
 		p := v.firstAtOrAfter(v.idOf(c.Text), lo)
@@ -373,8 +376,11 @@ func dropTrailingEmpty(lines []patch.ChunkLine) []patch.ChunkLine {
 	return out
 }
 
-// placeInsertion places a chunk without old lines (ERRATA 14, 18, 20;
-// DECISIONS rescue 5).
+// placeInsertion places a chunk without old lines. With "*** End of File"
+// it goes at the end; otherwise its last @@ context is the anchor it goes
+// after, which must be found exactly once (an empty file needs none).
+// Without either, it is refused: the host would put it at the end of the
+// file, which the author may not have meant.
 func (v *FileView) placeInsertion(ch *patch.Chunk, cursor int, abs string, pl *Placement) (*Placement, error) {
 	n := len(v.lines)
 	pl.Lines = addLines(ch.Lines)
@@ -450,7 +456,7 @@ type psCandidate struct {
 func (c psCandidate) begin() int { return c.start }
 
 // prefixSuffix returns every region the bounded prefix/suffix rescue
-// accepts (ERRATA 15, 16): P and S are the leading and trailing runs of
+// accepts: P and S are the leading and trailing runs of
 // context lines; the region between the matched prefix and suffix must stay
 // within the size bound, must remove nothing when the chunk removes
 // nothing, must resemble the removed lines by key, and must contain every
@@ -589,7 +595,7 @@ func (v *FileView) prefixSuffix(lines []patch.ChunkLine, lo int) (cands []psCand
 
 // fill writes the placement of an accepted prefix/suffix region: file order,
 // context lines with the file's bytes, and in each changed block the file's
-// removed lines before the authored added lines (ERRATA 17, 19).
+// removed lines before the authored added lines.
 func (c psCandidate) fill(v *FileView, pl *Placement, lines []patch.ChunkLine) {
 	var out []PlacedLine
 	for k := 0; k < c.p; k++ {
@@ -646,7 +652,8 @@ func (c lcsCandidate) begin() int { return c.start }
 // m lines whose first and last lines match the chunk's on some rung, at
 // most MaxLCSCandidates of them, scoring at least LCSNeeded(m) by the LCS of
 // fold+trim keys, and in which every removed line agrees by key with the
-// window line it removes (ERRATA 40).
+// window line it removes, so that a rescue never removes a line the author
+// did not see.
 //
 // changed lists the starts of other places that look like the author's but
 // are not accepted, and do not overlap an accepted window: framed windows
@@ -923,7 +930,7 @@ func (v *FileView) lineKeyHashes() []uint32 {
 // fillLCS writes the placement of an LCS window: old line k stands for
 // window line k; context lines keep the window's bytes, removed lines
 // remove their window line, and each changed block lists its removed lines
-// before its added lines (ERRATA 17, 19).
+// before its added lines.
 func (v *FileView) fillLCS(pl *Placement, lines []patch.ChunkLine, c lcsCandidate) {
 	var out, dels, adds []PlacedLine
 	flush := func() {
@@ -959,8 +966,8 @@ func (v *FileView) fillLCS(pl *Placement, lines []patch.ChunkLine, c lcsCandidat
 // before it falls back to positions suggested by the index.
 const closestBudget = 8 << 20
 
-// notFound builds the "Failed to find expected lines" error with the
-// closest-region hint of ERRATA 18.
+// notFound builds the "Failed to find expected lines" error with a hint:
+// the closest region of the file and its first line that differs.
 func (v *FileView) notFound(abs string, old []string, lo int) error {
 	msg := "Failed to find expected lines in " + abs + ":\n" + strings.Join(old, "\n")
 	msg += v.closestRegion(old, lo)

@@ -110,7 +110,12 @@ func wantPlaced(want ...string) func(t *testing.T, pls []*Placement) {
 	}
 }
 
-// TestPlaceLadder covers rescue.md §3C (M01-M15) with the ERRATA outcomes.
+// TestPlaceLadder covers the seek step: which drift each rung forgives
+// (Unicode punctuation, trailing whitespace, NFC) and which none does
+// (leading whitespace, indentation), the strictest rung reported, and the
+// refusal of a block that matches in more than one place. A case name
+// starts with a short ID that the end-to-end case of the same behaviour in
+// package rescue shares.
 func TestPlaceLadder(t *testing.T) {
 	runPlaceCases(t, []placeCase{
 		{name: "M01 unicode-trim-end", file: "console.log(“hola”);  \n",
@@ -207,7 +212,8 @@ func TestPlaceLadder(t *testing.T) {
 }
 
 // TestPlaceWindow covers the search window: cursor, @@ contexts, stacked
-// contexts, contexts not found, and end-of-file pinning (ERRATA 14).
+// contexts, contexts not found (dropped, with a repair), and end-of-file
+// pinning, which makes a match at the end the only answer.
 func TestPlaceWindow(t *testing.T) {
 	runPlaceCases(t, []placeCase{
 		{name: "P25 unified diff header dropped", file: "a\nb\nc\n",
@@ -290,8 +296,10 @@ func TestPlaceWindow(t *testing.T) {
 	})
 }
 
-// TestPlaceRescues covers rescue.md §3D (R01-R19) with the ERRATA outcomes
-// (items 15, 16, 17, 40) and the variants of the changed-outcomes table.
+// TestPlaceRescues covers the prefix/suffix and LCS rescues, and variants
+// of a case that flip its outcome: what each accepts, the look-alike places that make it ambiguous, the size and
+// agreement bounds (a removed line must agree with the line it removes),
+// and the file order of the lines it places.
 func TestPlaceRescues(t *testing.T) {
 	r03 := "left\nstale-one\nright\nseparator\nleft\nstale-two\nright\n"
 	r03v := "left\n  old\nright\nseparator\nleft\n  old\nright\n"
@@ -377,7 +385,7 @@ func TestPlaceRescues(t *testing.T) {
 		{name: "R10 unicode-changed first line refused", file: "top\nconst a = \"x\";\nstale\nend\n",
 			chunks:    []*patch.Chunk{chunk(nil, false, `-const a = "x";`, "-old", "+const a = “x”;", "+new", " end")},
 			errPrefix: notFoundMsg("const a = \"x\";\nold\nend", "")},
-		{name: "R11 stale removed line refused (ERRATA 40)", file: "top\nA\nB-stale\nC\nD\nE\nbottom\n",
+		{name: "R11 stale removed line refused: a removed line must agree with the one it removes", file: "top\nA\nB-stale\nC\nD\nE\nbottom\n",
 			chunks:    []*patch.Chunk{chunk(ctx("top"), false, " A", "-B", "-C", "-D", "-E", "+B", "+C", "+D", "+X")},
 			errPrefix: notFoundMsg("A\nB\nC\nD\nE", "\nClosest region: lines 2-6 (4 of 5 lines agree); first difference at line 3:\n  file:  B-stale\n  patch: B")},
 		{name: "R11 variant stale context line rescued by LCS", file: "top\nA\nB-stale\nC\nD\nE\nbottom\n",
@@ -436,7 +444,9 @@ func TestPlaceRescues(t *testing.T) {
 	})
 }
 
-// TestPlaceLCSBounds covers R15 and R19: the 48-line and 64-candidate bounds.
+// TestPlaceLCSBounds covers the LCS rescue's bounds: a chunk of at most
+// MaxLCSChunkLines (48) old lines, and at most MaxLCSCandidates (64) framed
+// windows before the score prunes them.
 func TestPlaceLCSBounds(t *testing.T) {
 	mk := func(m int) (string, *patch.Chunk) {
 		var file, ls []string
@@ -486,8 +496,10 @@ func itoa(i int) string {
 	return itoa(i/10) + string(rune('0'+i%10))
 }
 
-// TestPlaceInsertions covers rescue.md §3E (I01-I10, I18, I20) and the
-// insertion rules of DECISIONS rescue 5 and ERRATA 18, 20.
+// TestPlaceInsertions covers chunks without old lines: after an @@ anchor
+// that must be found exactly once (tolerantly, from the cursor), at the end
+// with "*** End of File", anywhere in an empty file, and refused with a hint
+// when none of these says where.
 func TestPlaceInsertions(t *testing.T) {
 	missing := pfx + "Missing insertion anchor in " + testAbs + `: add "*** End of File" after the added lines to append them, or begin the chunk with "@@ <an existing line>" to insert after that line`
 	runPlaceCases(t, []placeCase{
@@ -574,8 +586,8 @@ func TestIsUnifiedDiffHeader(t *testing.T) {
 	}
 }
 
-// TestLCSDirectTie is R13 called on the LCS step directly: a tie stays
-// ambiguous there.
+// TestLCSDirectTie calls the LCS step directly on a chunk whose old lines
+// occur twice: both windows qualify, so the tie stays ambiguous there.
 func TestLCSDirectTie(t *testing.T) {
 	v := NewFileView([]string{"head", "alpha", "beta", "mid", "alpha", "beta", "tail"}, false)
 	c := chunk(nil, false, "-alpha", "-beta", "+ALPHA", "+BETA")
