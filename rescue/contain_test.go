@@ -23,19 +23,19 @@ func TestContainment(t *testing.T) {
 		patch string
 		code  string
 	}{
-		{"G08", func(dir string) { os.Symlink(outside, filepath.Join(dir, "linked-outside")) },
+		{"Move to a new file below a link to outside blocked", func(dir string) { os.Symlink(outside, filepath.Join(dir, "linked-outside")) },
 			"*** Update File: in.txt\n*** Move to: linked-outside/missing/child.txt\n@@\n-in\n+x\n", slimerr.CodeOutsideWorkspace},
-		{"G09", func(dir string) { os.Symlink(outside, filepath.Join(dir, "linked-outside")) },
+		{"Add below a link to outside blocked", func(dir string) { os.Symlink(outside, filepath.Join(dir, "linked-outside")) },
 			"*** Add File: linked-outside/missing/child.txt\n+x\n", slimerr.CodeOutsideWorkspace},
-		{"G11", func(dir string) { os.Symlink(filepath.Join(outside, "newfile.txt"), filepath.Join(dir, "link")) },
+		{"Add through a link to a missing file outside blocked", func(dir string) { os.Symlink(filepath.Join(outside, "newfile.txt"), filepath.Join(dir, "link")) },
 			"*** Add File: link\n+pwned\n", slimerr.CodeOutsideWorkspace},
-		{"delete-link-outside", func(dir string) {
+		{"Delete of a link to a file outside blocked", func(dir string) {
 			os.WriteFile(filepath.Join(outside, "f.txt"), []byte("f\n"), 0o644)
 			os.Symlink(filepath.Join(outside, "f.txt"), filepath.Join(dir, "flink"))
 		}, "*** Delete File: flink\n", slimerr.CodeOutsideWorkspace},
-		{"git-dir", func(dir string) { os.MkdirAll(filepath.Join(dir, ".git"), 0o755) },
+		{"write inside .git blocked", func(dir string) { os.MkdirAll(filepath.Join(dir, ".git"), 0o755) },
 			"*** Add File: .git/hooks/pre-commit\n+x\n", slimerr.CodeGitDir},
-		{"nested-worktree", func(dir string) {
+		{"write inside a nested worktree blocked", func(dir string) {
 			os.MkdirAll(filepath.Join(dir, "lane"), 0o755)
 			os.WriteFile(filepath.Join(dir, "lane", ".git"), []byte("gitdir: /nowhere\n"), 0o644)
 		}, "*** Add File: lane/x.txt\n+x\n", slimerr.CodeNestedWorktree},

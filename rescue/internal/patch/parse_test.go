@@ -48,11 +48,11 @@ func TestParseShapes(t *testing.T) {
 		want     []string
 		repairs  []Repair
 	}{
-		{"P10", "*** Begin Patch  \n*** Update File: a.txt\n@@ marker\n *** End Patch\n keep\n*** End Patch  \n",
+		{"P10 an End Patch line inside a chunk is a context line", "*** Begin Patch  \n*** Update File: a.txt\n@@ marker\n *** End Patch\n keep\n*** End Patch  \n",
 			[]string{"update a.txt -> ", "@@marker", " *** End Patch", " keep"}, nil},
-		{"P23", wrap("*** Update File: a\n@@ctx\n-x\n"), []string{"update a -> ", "@@ctx", "-x"}, nil},
-		{"P24", wrap("*** Update File: a\n@@   def f():\n-x\n"), []string{"update a -> ", "@@  def f():", "-x"}, nil},
-		{"P26", wrap("*** Update File: a\n@@\n alpha\n-beta\n+BETA\n"), []string{"update a -> ", "@@", " alpha", "-beta", "+BETA"}, nil},
+		{"P23 @@ text without a space", wrap("*** Update File: a\n@@ctx\n-x\n"), []string{"update a -> ", "@@ctx", "-x"}, nil},
+		{"P24 @@ text keeps indentation after the separating space", wrap("*** Update File: a\n@@   def f():\n-x\n"), []string{"update a -> ", "@@  def f():", "-x"}, nil},
+		{"P26 a plain chunk", wrap("*** Update File: a\n@@\n alpha\n-beta\n+BETA\n"), []string{"update a -> ", "@@", " alpha", "-beta", "+BETA"}, nil},
 		{"stacked", wrap("*** Update File: a\n@@ class A\n@@ def f():\n@@\n-x\n"), []string{"update a -> ", "@@class A|def f():", "-x"}, nil},
 		{"eof-then-chunk", wrap("*** Update File: a\n@@\n-x\n*** End of File\n\n@@\n-y\n"), []string{"update a -> ", "@@", "-x", "EOF", "@@", "-y"}, nil},
 		{"trailing-blank-is-separator", wrap("*** Update File: a\n@@\n-x\n\n*** Delete File: b\n"), []string{"update a -> ", "@@", "-x", "delete b -> "}, nil},
