@@ -128,8 +128,13 @@ type FileReport struct {
 
 // ChunkReport describes how one chunk was placed.
 type ChunkReport struct {
-	Index        int    `json:"index"`
-	Path         string `json:"path"`
+	Index int    `json:"index"`
+	Path  string `json:"path"`
+	// Strategy is how the chunk was placed: the rung of an exact or tolerant
+	// match (exact, unicode, trim-end, unicode-trim-end, nfc), a rescue
+	// (trailing-empty-retry, prefix-suffix, lcs), or an insertion (anchor,
+	// eof-insert). For a chunk refused as ambiguous it names the step that
+	// refused it, exact standing for the seek over every rung.
 	Strategy     string `json:"strategy"`
 	Line         int    `json:"line"`
 	OldCount     int    `json:"oldCount"`
