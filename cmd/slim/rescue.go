@@ -80,8 +80,9 @@ func runRescue(e *env, c *cli.Context) (*rescue.Result, error) {
 		return nil, usageErr("--outside must be block or passthrough, not %q", outside)
 	}
 	if outside == "" {
-		// The flag wins; an unknown value here is refused by the engine.
-		outside = os.Getenv("SLIM_OUTSIDE")
+		// The flag wins over SLIM_OUTSIDE; an unknown value of the variable
+		// is refused by the engine.
+		outside = e.cfg.outside
 	}
 	if c.NArg() > 1 {
 		return nil, usageErr("rescue takes one patch file (or - for stdin)")
@@ -113,7 +114,7 @@ func runRescue(e *env, c *cli.Context) (*rescue.Result, error) {
 	return rescue.Process(data, rescue.Options{
 		Directory:   root,
 		Outside:     outside,
-		AllowNested: os.Getenv("SLIM_ALLOW_NESTED") == "1",
+		AllowNested: e.cfg.allowNested,
 		Apply:       apply,
 		DryRunDiff:  dry && diff,
 		Context:     ctx,
