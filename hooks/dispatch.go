@@ -26,7 +26,6 @@ import (
 	"github.com/slimgate/slim/hooks/loopguard"
 	"github.com/slimgate/slim/hooks/protocol"
 	"github.com/slimgate/slim/internal/filelock"
-	"github.com/slimgate/slim/internal/slimerr"
 	"github.com/slimgate/slim/rescue"
 	"github.com/slimgate/slim/search"
 	"github.com/slimgate/slim/worktree/hostpath"
@@ -120,12 +119,14 @@ func (d *Dispatcher) before(ctx context.Context, req *protocol.Request) protocol
 		}
 		res, err := d.checkPatch(ctx, patch, d.patchOptions(req))
 		if err != nil {
-			se := slimerr.From(err)
-			if se.Kind == slimerr.Internal && !strings.HasPrefix(se.Message, "apply_patch") {
-				se.Message = "apply_patch internal error: " + se.Message
+			// rescue's errors carry their whole message; anything else (a
+			// check that panicked) is worded here, as an internal error.
+			kind, code, msg := rescue.Internal, rescue.CodeInternal, "apply_patch internal error: "+err.Error()
+			if re := new(rescue.Error); errors.As(err, &re) {
+				kind, code, msg = re.Kind, re.Code, re.Message
 			}
-			d.Log.Info().Str("kind", string(se.Kind)).Str("code", se.Code).Msg("apply_patch refused")
-			return block(se.Message, []string{"apply_patch: " + string(se.Kind)})
+			d.Log.Info().Str("kind", string(kind)).Str("code", code).Msg("apply_patch refused")
+			return block(msg, []string{"apply_patch: " + string(kind)})
 		}
 		// A target named by two hunks gives its warning twice; one note is
 		// enough.
@@ -221,7 +222,7 @@ func (d *Dispatcher) checkPatch(ctx context.Context, patch string, opts rescue.O
 		defer func() {
 			if p := recover(); p != nil {
 				d.Log.Error().Interface("panic", p).Msg("apply_patch check panicked; blocking")
-				done <- outcome{nil, slimerr.New(slimerr.Internal, slimerr.CodeInternal, "apply_patch internal error: the check failed: %v", p)}
+				done <- outcome{nil, fmt.Errorf("the check failed: %v", p)}
 			}
 		}()
 		res, err := process([]byte(patch), opts)
@@ -242,7 +243,7 @@ func (d *Dispatcher) checkPatch(ctx context.Context, patch string, opts rescue.O
 
 // budgetError is the refusal of a patch whose check did not finish in time.
 func budgetError(ctx context.Context, budget time.Duration) error {
-	return &slimerr.Error{Kind: slimerr.Blocked, Code: slimerr.CodeBudget, Err: ctx.Err(),
+	return &rescue.Error{Kind: rescue.Blocked, Code: rescue.CodeBudget, Err: ctx.Err(),
 		Message: fmt.Sprintf("apply_patch blocked: slim could not finish checking this patch within its time budget (%v); split it into smaller patches", budget)}
 }
 

@@ -8,7 +8,6 @@ import (
 	"strings"
 
 	"github.com/slimgate/slim/internal/safefs"
-	"github.com/slimgate/slim/internal/slimerr"
 )
 
 // This file is apply mode: every file is written or none, through the
@@ -52,7 +51,7 @@ func (w *world) plan(r *resolution) ([]safefs.Change, map[string]string, error) 
 		v, ok := w.keyVerdicts[key]
 		rel, err := w.guard.RelToTop(v)
 		if !ok || err != nil || w.tree == nil {
-			return nil, nil, &slimerr.Error{Kind: slimerr.Blocked, Code: slimerr.CodeOutsideWorkspace,
+			return nil, nil, &Error{Kind: Blocked, Code: CodeOutsideWorkspace,
 				Message: "apply_patch blocked: patch contains path outside workspace root: " + key}
 		}
 		c.Rel = rel
@@ -110,7 +109,7 @@ func (w *world) apply(ctx context.Context, r *resolution, beforeStep func(int)) 
 			if len(we.Incomplete) == 0 {
 				return inner
 			}
-			return internalErr(err, "%s; %s", slimerr.From(inner).Message, restored)
+			return internalErr(err, "%s; %s", message(inner), restored)
 		}
 		return internalErr(err, "could not write %s: %v; %s", name(we.Rel), we.Err, restored)
 	case errors.As(err, &fe):

@@ -7,7 +7,6 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/slimgate/slim/internal/slimerr"
 	"github.com/slimgate/slim/rescue/internal/patch"
 	"github.com/slimgate/slim/worktree"
 )
@@ -51,7 +50,7 @@ func TestCreateBelowFileRefused(t *testing.T) {
 	e := newEnv(t, map[string]string{"a.txt": "a\n", "blocker": "I am a file\n"})
 	for _, apply := range []bool{false, true} {
 		_, err := e.process(wrap("*** Update File: a.txt\n@@\n-a\n+A\n*** Add File: blocker/child.txt\n+x\n"), apply)
-		if kindOf(err) != slimerr.Verification || !strings.Contains(err.Error(), "is a file, not a directory") {
+		if kindOf(err) != Verification || !strings.Contains(err.Error(), "is a file, not a directory") {
 			t.Fatalf("apply=%v: %v", apply, err)
 		}
 	}
@@ -71,7 +70,7 @@ func TestApplyRollback(t *testing.T) {
 			os.WriteFile(filepath.Join(e.dir, "late"), []byte("someone's file\n"), 0o644)
 		}
 	})
-	if kindOf(err) != slimerr.Verification || !strings.Contains(err.Error(), "is a file, not a directory") {
+	if kindOf(err) != Verification || !strings.Contains(err.Error(), "is a file, not a directory") {
 		t.Fatalf("got %v", err)
 	}
 	if got, _ := e.read("a.txt"); got != "a\n" {
@@ -96,7 +95,7 @@ func TestApplyCompareAndSwap(t *testing.T) {
 	w, r := resolved(t, e.dir, "*** Update File: a.txt\n@@\n-a\n+A\n*** Update File: b.txt\n@@\n-b\n+B\n")
 	os.WriteFile(filepath.Join(e.dir, "b.txt"), []byte("someone else\n"), 0o644)
 	err := w.apply(context.Background(), r, nil)
-	if kindOf(err) != slimerr.Verification {
+	if kindOf(err) != Verification {
 		t.Fatalf("got %v, want a verification error", err)
 	}
 	if got, _ := e.read("a.txt"); got != "a\n" {
@@ -151,7 +150,7 @@ func TestWorktreeWidensRoot(t *testing.T) {
 	if want := wrap("*** Add File: ../shared.txt\n+s\n"); *res.PatchText != want {
 		t.Errorf("got\n%s", *res.PatchText)
 	}
-	if _, err := Process([]byte(wrap("*** Add File: ../shared.txt\n+s\n")), Options{Directory: sub, Worktree: "/"}); kindOf(err) != slimerr.Blocked {
+	if _, err := Process([]byte(wrap("*** Add File: ../shared.txt\n+s\n")), Options{Directory: sub, Worktree: "/"}); kindOf(err) != Blocked {
 		t.Errorf("without a worktree: %v, want blocked", err)
 	}
 }
@@ -171,15 +170,15 @@ func TestOutsidePassthrough(t *testing.T) {
 	// Process reads no environment: an empty Outside blocks whatever
 	// SLIM_OUTSIDE says (the CLI reads the variable and passes it on).
 	t.Setenv("SLIM_OUTSIDE", "passthrough")
-	if _, err := Process([]byte(patch), Options{Directory: e.dir, Worktree: "/"}); kindOf(err) != slimerr.Blocked {
+	if _, err := Process([]byte(patch), Options{Directory: e.dir, Worktree: "/"}); kindOf(err) != Blocked {
 		t.Errorf("empty Outside with SLIM_OUTSIDE=passthrough: %v, want blocked", err)
 	}
-	if _, err := Process([]byte(patch), Options{Directory: e.dir, Worktree: "/", Outside: OutsideBlock}); kindOf(err) != slimerr.Blocked {
+	if _, err := Process([]byte(patch), Options{Directory: e.dir, Worktree: "/", Outside: OutsideBlock}); kindOf(err) != Blocked {
 		t.Errorf("Outside block: %v, want blocked", err)
 	}
 	for _, o := range []Options{{Apply: true}, {DryRunDiff: true}} {
 		o.Directory, o.Worktree, o.Outside = e.dir, "/", OutsidePassthrough
-		if _, err := Process([]byte(patch), o); kindOf(err) != slimerr.Blocked {
+		if _, err := Process([]byte(patch), o); kindOf(err) != Blocked {
 			t.Errorf("%+v: %v, want blocked", o, err)
 		}
 	}
@@ -209,7 +208,7 @@ func TestDryRunDiff(t *testing.T) {
 func TestSizeCapExactOnly(t *testing.T) {
 	big := strings.Repeat("filler line\n", (maxRescueSize/12)+10) + "target  \n"
 	e := newEnv(t, map[string]string{"big.txt": big})
-	if _, err := e.process(wrap("*** Update File: big.txt\n@@\n-target\n+done\n"), false); kindOf(err) != slimerr.Verification {
+	if _, err := e.process(wrap("*** Update File: big.txt\n@@\n-target\n+done\n"), false); kindOf(err) != Verification {
 		t.Fatalf("tolerant match above the cap: %v", err)
 	}
 	if _, err := e.process(wrap("*** Update File: big.txt\n@@\n-target  \n+done\n"), true); err != nil {
@@ -229,7 +228,7 @@ func TestUnreadableIsInternal(t *testing.T) {
 	os.Chmod(filepath.Join(e.dir, "locked"), 0)
 	defer os.Chmod(filepath.Join(e.dir, "locked"), 0o755)
 	_, err := e.process(wrap("*** Update File: locked/f.txt\n@@\n-x\n+y\n"), true)
-	if k := kindOf(err); k != slimerr.Internal && k != slimerr.Blocked {
+	if k := kindOf(err); k != Internal && k != Blocked {
 		t.Errorf("got %v", err)
 	}
 }
@@ -285,7 +284,7 @@ func TestLinkDeleteMoveRefused(t *testing.T) {
 	for _, patch := range []string{"*** Delete File: link.txt\n", "*** Update File: link.txt\n*** Move to: other.txt\n@@\n-r\n+s\n"} {
 		for _, apply := range []bool{false, true} {
 			_, err := e.process(wrap(patch), apply)
-			if kindOf(err) != slimerr.Verification || !strings.Contains(err.Error(), "symbolic link") {
+			if kindOf(err) != Verification || !strings.Contains(err.Error(), "symbolic link") {
 				t.Errorf("%q apply=%v: %v", patch, apply, err)
 			}
 		}

@@ -7,8 +7,6 @@ import (
 	"path/filepath"
 	"syscall"
 	"testing"
-
-	"github.com/slimgate/slim/internal/slimerr"
 )
 
 func currentUmask() os.FileMode {
@@ -26,7 +24,7 @@ func TestNonRegularRefused(t *testing.T) {
 	}
 	for _, patch := range []string{"*** Update File: pipe\n@@\n-x\n+y\n", "*** Delete File: pipe\n", "*** Add File: pipe\n+x\n"} {
 		_, err := e.process(wrap(patch), true)
-		if kindOf(err) != slimerr.Verification {
+		if kindOf(err) != Verification {
 			t.Errorf("%q: %v, want verification", patch, err)
 		}
 	}

@@ -6,7 +6,6 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/slimgate/slim/internal/slimerr"
 	"github.com/slimgate/slim/rescue/internal/hostmodel"
 	"github.com/slimgate/slim/rescue/internal/patch"
 )
@@ -23,11 +22,11 @@ type specCase struct {
 	patch string // wrapped in Begin/End unless raw
 	raw   bool
 	// Rewrite mode.
-	decision string       // expected decision ("" = don't care unless err)
-	errKind  slimerr.Kind // expected error kind in both modes
-	errSub   string       // substring of the error message (<root> is replaced)
-	repairs  []string     // repair kinds that must be reported
-	outSub   []string     // substrings of the handed-on patch
+	decision string   // expected decision ("" = don't care unless err)
+	errKind  Kind     // expected error kind in both modes
+	errSub   string   // substring of the error message (<root> is replaced)
+	repairs  []string // repair kinds that must be reported
+	outSub   []string // substrings of the handed-on patch
 	// rewriteErr: rewrite mode refuses (host check) while apply works.
 	rewriteErr string
 	// Apply mode: expected files afterwards (absent: "\x00").
@@ -53,7 +52,7 @@ func runSpecCase(t *testing.T, c specCase) {
 	res, err := e.process(patchR, false)
 	wantKind, wantSub := c.errKind, c.errSub
 	if c.rewriteErr != "" {
-		wantKind, wantSub = slimerr.Verification, c.rewriteErr
+		wantKind, wantSub = Verification, c.rewriteErr
 	}
 	checkErr(t, "rewrite", err, wantKind, strings.ReplaceAll(wantSub, "<root>", e.dir))
 	if res == nil {
@@ -155,7 +154,7 @@ func runSpecCase(t *testing.T, c specCase) {
 	}
 }
 
-func checkErr(t *testing.T, mode string, err error, kind slimerr.Kind, sub string) {
+func checkErr(t *testing.T, mode string, err error, kind Kind, sub string) {
 	t.Helper()
 	if kind == "" {
 		if err != nil {
@@ -187,7 +186,7 @@ func specCases() []specCase {
 	abc := map[string]string{"a.txt": "a\nb\nc\n"}
 	upd := "*** Update File: a.txt\n@@\n a\n-b\n+B\n c\n"
 	aBc := map[string]string{"a.txt": "a\nB\nc\n"}
-	V, X := slimerr.Validation, slimerr.Verification
+	V, X := Validation, Verification
 	return []specCase{
 		// Envelope and parsing.
 		{name: "P01 exact update handed on unchanged", files: abc, patch: upd, decision: DecisionUnchanged, want: aBc},
@@ -226,9 +225,9 @@ func specCases() []specCase {
 		{name: "G02 absolute Add path inside the root written relative", patch: "*** Add File: <root>/added.txt\n+fresh\n", decision: DecisionRewrite, outSub: []string{"*** Add File: added.txt\n+fresh\n"}, want: map[string]string{"added.txt": "fresh\n"}},
 		{name: "G03 absolute Move destination written relative", files: map[string]string{"before.txt": "alpha\nbeta\n"}, patch: "*** Update File: before.txt\n*** Move to: <root>/nested/after.txt\n@@\n alpha\n-beta\n+BETA\n", decision: DecisionRewrite, outSub: []string{"*** Move to: nested/after.txt\n"}, want: map[string]string{"before.txt": absent, "nested/after.txt": "alpha\nBETA\n"}},
 		{name: "G05 Add onto the root directory itself refused", patch: "*** Add File: <root>\n+x\n", errKind: X, errSub: "Add File target already exists: <root>"},
-		{name: "G06 absolute path that climbs out of the root blocked", patch: "*** Add File: <root>/../outside.txt\n+x\n", errKind: slimerr.Blocked, errSub: "apply_patch blocked: "},
-		{name: "G07 relative path that climbs out of the root blocked", patch: "*** Add File: ../outside-added.txt\n+x\n", errKind: slimerr.Blocked, errSub: "apply_patch blocked: "},
-		{name: "G10 one outside target blocks the whole patch", files: map[string]string{"in.txt": "stale\n"}, patch: "*** Add File: ../out.txt\n+x\n*** Update File: in.txt\n@@\n-stale\n+fresh\n*** Delete File: ../other.txt\n", errKind: slimerr.Blocked, errSub: "apply_patch blocked: "},
+		{name: "G06 absolute path that climbs out of the root blocked", patch: "*** Add File: <root>/../outside.txt\n+x\n", errKind: Blocked, errSub: "apply_patch blocked: "},
+		{name: "G07 relative path that climbs out of the root blocked", patch: "*** Add File: ../outside-added.txt\n+x\n", errKind: Blocked, errSub: "apply_patch blocked: "},
+		{name: "G10 one outside target blocks the whole patch", files: map[string]string{"in.txt": "stale\n"}, patch: "*** Add File: ../out.txt\n+x\n*** Update File: in.txt\n@@\n-stale\n+fresh\n*** Delete File: ../other.txt\n", errKind: Blocked, errSub: "apply_patch blocked: "},
 		{name: "G12 file name starting with two dots is inside", files: map[string]string{"..cfg": "k=1\n"}, patch: "*** Update File: ..cfg\n@@\n-k=1\n+k=2\n", decision: DecisionUnchanged, want: map[string]string{"..cfg": "k=2\n"}},
 		{name: "G14 path with dot segments cleaned", files: map[string]string{"d/a.txt": "x\n"}, patch: "*** Update File: ./d/../d/a.txt\n@@\n-x\n+y\n", decision: DecisionUnchanged, want: map[string]string{"d/a.txt": "y\n"}},
 

@@ -5,8 +5,6 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
-
-	"github.com/slimgate/slim/internal/slimerr"
 )
 
 // Containment: every target is checked before any file is read, symbolic
@@ -24,21 +22,21 @@ func TestContainment(t *testing.T) {
 		code  string
 	}{
 		{"Move to a new file below a link to outside blocked", func(dir string) { os.Symlink(outside, filepath.Join(dir, "linked-outside")) },
-			"*** Update File: in.txt\n*** Move to: linked-outside/missing/child.txt\n@@\n-in\n+x\n", slimerr.CodeOutsideWorkspace},
+			"*** Update File: in.txt\n*** Move to: linked-outside/missing/child.txt\n@@\n-in\n+x\n", CodeOutsideWorkspace},
 		{"Add below a link to outside blocked", func(dir string) { os.Symlink(outside, filepath.Join(dir, "linked-outside")) },
-			"*** Add File: linked-outside/missing/child.txt\n+x\n", slimerr.CodeOutsideWorkspace},
+			"*** Add File: linked-outside/missing/child.txt\n+x\n", CodeOutsideWorkspace},
 		{"Add through a link to a missing file outside blocked", func(dir string) { os.Symlink(filepath.Join(outside, "newfile.txt"), filepath.Join(dir, "link")) },
-			"*** Add File: link\n+pwned\n", slimerr.CodeOutsideWorkspace},
+			"*** Add File: link\n+pwned\n", CodeOutsideWorkspace},
 		{"Delete of a link to a file outside blocked", func(dir string) {
 			os.WriteFile(filepath.Join(outside, "f.txt"), []byte("f\n"), 0o644)
 			os.Symlink(filepath.Join(outside, "f.txt"), filepath.Join(dir, "flink"))
-		}, "*** Delete File: flink\n", slimerr.CodeOutsideWorkspace},
+		}, "*** Delete File: flink\n", CodeOutsideWorkspace},
 		{"write inside .git blocked", func(dir string) { os.MkdirAll(filepath.Join(dir, ".git"), 0o755) },
-			"*** Add File: .git/hooks/pre-commit\n+x\n", slimerr.CodeGitDir},
+			"*** Add File: .git/hooks/pre-commit\n+x\n", CodeGitDir},
 		{"write inside a nested worktree blocked", func(dir string) {
 			os.MkdirAll(filepath.Join(dir, "lane"), 0o755)
 			os.WriteFile(filepath.Join(dir, "lane", ".git"), []byte("gitdir: /nowhere\n"), 0o644)
-		}, "*** Add File: lane/x.txt\n+x\n", slimerr.CodeNestedWorktree},
+		}, "*** Add File: lane/x.txt\n+x\n", CodeNestedWorktree},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
@@ -46,8 +44,8 @@ func TestContainment(t *testing.T) {
 			c.setup(e.dir)
 			for _, apply := range []bool{false, true} {
 				res, err := e.process(wrap(c.patch), apply)
-				se := slimerr.From(err)
-				if se == nil || se.Kind != slimerr.Blocked || se.Code != c.code {
+				se := asError(err)
+				if se == nil || se.Kind != Blocked || se.Code != c.code {
 					t.Fatalf("apply=%v: got %v (%+v), want blocked %s", apply, err, se, c.code)
 				}
 				if !strings.HasPrefix(se.Message, "apply_patch blocked: ") {
@@ -65,7 +63,7 @@ func TestContainment(t *testing.T) {
 			}
 			// Passthrough never applies to these: the host would not ask.
 			_, err := Process([]byte(wrap(c.patch)), Options{Directory: e.dir, Worktree: "/", Outside: OutsidePassthrough})
-			if kindOf(err) != slimerr.Blocked {
+			if kindOf(err) != Blocked {
 				t.Errorf("passthrough: %v, want blocked", err)
 			}
 		})
@@ -77,7 +75,7 @@ func TestContainment(t *testing.T) {
 	os.MkdirAll(filepath.Join(e.dir, "lane"), 0o755)
 	os.WriteFile(filepath.Join(e.dir, "lane", ".git"), []byte("gitdir: /nowhere\n"), 0o644)
 	t.Setenv("SLIM_ALLOW_NESTED", "1")
-	if _, err := Process([]byte(wrap("*** Add File: lane/x.txt\n+x\n")), Options{Directory: e.dir, Worktree: "/", Apply: true}); kindOf(err) != slimerr.Blocked {
+	if _, err := Process([]byte(wrap("*** Add File: lane/x.txt\n+x\n")), Options{Directory: e.dir, Worktree: "/", Apply: true}); kindOf(err) != Blocked {
 		t.Fatalf("SLIM_ALLOW_NESTED=1 without AllowNested: %v, want blocked", err)
 	}
 	if _, err := Process([]byte(wrap("*** Add File: lane/x.txt\n+x\n")), Options{Directory: e.dir, Worktree: "/", AllowNested: true, Apply: true}); err != nil {
@@ -94,11 +92,11 @@ func TestContainment(t *testing.T) {
 func TestErrorOrder(t *testing.T) {
 	e := newEnv(t, map[string]string{"in.txt": "in\n"})
 	_, err := e.process(wrap("*** Update File: missing.txt\n@@\n-x\n+y\n*** Add File: ../out.txt\n+x\n"), false)
-	if kindOf(err) != slimerr.Blocked {
+	if kindOf(err) != Blocked {
 		t.Errorf("got %v, want blocked", err)
 	}
 	_, err = e.process(wrap("*** Add File: ../out.txt\n+x\ngarbage\n"), false)
-	if kindOf(err) != slimerr.Validation {
+	if kindOf(err) != Validation {
 		t.Errorf("got %v, want validation", err)
 	}
 }

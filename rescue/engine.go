@@ -11,7 +11,6 @@ import (
 	"strings"
 
 	"github.com/slimgate/slim/internal/safefs"
-	"github.com/slimgate/slim/internal/slimerr"
 	"github.com/slimgate/slim/rescue/internal/match"
 	"github.com/slimgate/slim/rescue/internal/patch"
 	"github.com/slimgate/slim/worktree"
@@ -28,11 +27,11 @@ import (
 const internalPrefix = "apply_patch internal error: "
 
 func verifyErr(format string, args ...any) error {
-	return &slimerr.Error{Kind: slimerr.Verification, Code: slimerr.CodeVerificationFailed, Message: match.VerificationPrefix + fmt.Sprintf(format, args...)}
+	return &Error{Kind: Verification, Code: CodeVerificationFailed, Message: match.VerificationPrefix + fmt.Sprintf(format, args...)}
 }
 
 func internalErr(err error, format string, args ...any) error {
-	return &slimerr.Error{Kind: slimerr.Internal, Code: slimerr.CodeInternal, Message: internalPrefix + fmt.Sprintf(format, args...), Err: err}
+	return &Error{Kind: Internal, Code: CodeInternal, Message: internalPrefix + fmt.Sprintf(format, args...), Err: err}
 }
 
 // snapshot is one file as it was on disk when first read.
@@ -215,19 +214,19 @@ func (w *world) treeErr(physical string, err error) error {
 	case safefs.TooLarge:
 		return tooLarge(physical, w.maxFile)
 	case safefs.Denied:
-		return &slimerr.Error{Kind: slimerr.Blocked, Code: slimerr.CodeGitDir, Err: err,
+		return &Error{Kind: Blocked, Code: CodeGitDir, Err: err,
 			Message: "apply_patch blocked: patch writes inside the git directory: " + physical}
 	case safefs.Nested:
-		return &slimerr.Error{Kind: slimerr.Blocked, Code: slimerr.CodeNestedWorktree, Err: err,
+		return &Error{Kind: Blocked, Code: CodeNestedWorktree, Err: err,
 			Message: "apply_patch blocked: patch contains path inside nested worktree " + at + ": " + physical}
 	}
-	return &slimerr.Error{Kind: slimerr.Blocked, Code: slimerr.CodePathChanged, Err: err,
+	return &Error{Kind: Blocked, Code: CodePathChanged, Err: err,
 		Message: fmt.Sprintf("apply_patch blocked: %s %s after slim checked it, so the check no longer holds for %s; nothing was written", at, fe.Reason, physical)}
 }
 
 // tooLarge refuses a target above the size limit before reading it whole.
 func tooLarge(physical string, limit int64) error {
-	return &slimerr.Error{Kind: slimerr.Validation, Code: slimerr.CodeTooLarge,
+	return &Error{Kind: Validation, Code: CodeTooLarge,
 		Message: fmt.Sprintf(patch.ValidationPrefix+"%s is larger than %d MiB, the largest file slim reads; edit it another way", physical, limit>>20)}
 }
 

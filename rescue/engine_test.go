@@ -4,8 +4,6 @@ import (
 	"os"
 	"path/filepath"
 	"testing"
-
-	"github.com/slimgate/slim/internal/slimerr"
 )
 
 // testEnv is a temporary session directory with files.
@@ -46,11 +44,11 @@ func (e *testEnv) read(name string) (string, bool) {
 
 func wrap(body string) string { return "*** Begin Patch\n" + body + "*** End Patch\n" }
 
-func kindOf(err error) slimerr.Kind {
+func kindOf(err error) Kind {
 	if err == nil {
 		return ""
 	}
-	return slimerr.From(err).Kind
+	return asError(err).Kind
 }
 
 func TestSmoke(t *testing.T) {

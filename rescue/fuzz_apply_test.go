@@ -8,7 +8,6 @@ import (
 	"testing"
 
 	"github.com/slimgate/slim/internal/drift"
-	"github.com/slimgate/slim/internal/slimerr"
 	"github.com/slimgate/slim/rescue"
 )
 
@@ -70,9 +69,9 @@ func FuzzApply(f *testing.F) {
 		res, err := rescue.Process([]byte(patch), opts)
 		after := snapshot(t, base)
 		if err != nil {
-			var se *slimerr.Error
+			var se *rescue.Error
 			if !errors.As(err, &se) {
-				t.Fatalf("error is not a *slimerr.Error: %T %v", err, err)
+				t.Fatalf("error is not a *rescue.Error: %T %v", err, err)
 			}
 			if d := before.diff(after); d != "" {
 				t.Fatalf("refused (%s: %s), but the directory changed: %s", se.Kind, se.Message, d)
@@ -101,8 +100,8 @@ func FuzzApply(f *testing.F) {
 		opts2 := rescue.Options{Directory: root2, Worktree: "/", Outside: rescue.OutsideBlock}
 		res2, err := rescue.Process([]byte(patch), opts2)
 		if err != nil {
-			var se *slimerr.Error
-			if errors.As(err, &se) && se.Kind == slimerr.Verification && strings.Contains(se.Message, "Cannot express") {
+			var se *rescue.Error
+			if errors.As(err, &se) && se.Kind == rescue.Verification && strings.Contains(se.Message, "Cannot express") {
 				return // the host cannot write these bytes, so rewrite mode refuses; apply mode writes them itself
 			}
 			t.Fatalf("apply mode succeeded, rewrite mode failed: %v", err)

@@ -9,8 +9,6 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
-
-	"github.com/slimgate/slim/internal/slimerr"
 )
 
 // These tests pin containment under attack: a directory swapped between the
@@ -82,7 +80,7 @@ func codeOf(err error) string {
 	if err == nil {
 		return ""
 	}
-	return slimerr.From(err).Code
+	return asError(err).Code
 }
 
 func writeFile(t *testing.T, p, data string) {
@@ -170,7 +168,7 @@ func TestApplyParentSwappedForLinkIsRefused(t *testing.T) {
 				opts.beforeStep = func(int) { swap(); before = treeState(t, repo) }
 			}
 			_, err := Process([]byte(patch), opts)
-			if kindOf(err) != slimerr.Blocked {
+			if kindOf(err) != Blocked {
 				t.Fatalf("got %v, want a blocked error", err)
 			}
 			if !strings.Contains(err.Error(), "apply_patch blocked: ") {
@@ -193,7 +191,7 @@ func TestSessionInsideGitDirCannotWriteIt(t *testing.T) {
 		repo := gitRepo(t)
 		before := treeState(t, repo)
 		_, err := Process([]byte(patch), Options{Directory: filepath.Join(repo, ".git"), Apply: true})
-		if codeOf(err) != slimerr.CodeGitDir || kindOf(err) != slimerr.Blocked {
+		if codeOf(err) != CodeGitDir || kindOf(err) != Blocked {
 			t.Fatalf("got %v", err)
 		}
 		sameTree(t, before, treeState(t, repo))
@@ -202,7 +200,7 @@ func TestSessionInsideGitDirCannotWriteIt(t *testing.T) {
 		repo := gitRepo(t)
 		before := treeState(t, repo)
 		_, err := Process([]byte(wrap("*** Add File: pre-commit\n+#!/bin/sh\n+touch pwned\n")), Options{Directory: filepath.Join(repo, ".git", "hooks"), Apply: true})
-		if codeOf(err) != slimerr.CodeGitDir {
+		if codeOf(err) != CodeGitDir {
 			t.Fatalf("got %v", err)
 		}
 		sameTree(t, before, treeState(t, repo))
@@ -211,7 +209,7 @@ func TestSessionInsideGitDirCannotWriteIt(t *testing.T) {
 		repo := gitRepo(t, "--bare")
 		before := treeState(t, repo)
 		_, err := Process([]byte(patch), Options{Directory: repo, Apply: true})
-		if codeOf(err) != slimerr.CodeGitDir {
+		if codeOf(err) != CodeGitDir {
 			t.Fatalf("got %v", err)
 		}
 		sameTree(t, before, treeState(t, repo))
@@ -226,7 +224,7 @@ func TestSessionInsideGitDirCannotWriteIt(t *testing.T) {
 		t.Setenv("GIT_WORK_TREE", repo)
 		before := treeState(t, repo)
 		_, err := Process([]byte(wrap("*** Update File: .meta/config\n@@\n [core]\n+\tfsmonitor = \"touch pwned\"\n")), Options{Directory: repo, Apply: true})
-		if codeOf(err) != slimerr.CodeGitDir {
+		if codeOf(err) != CodeGitDir {
 			t.Fatalf("got %v", err)
 		}
 		sameTree(t, before, treeState(t, repo))
@@ -235,7 +233,7 @@ func TestSessionInsideGitDirCannotWriteIt(t *testing.T) {
 		repo := gitRepo(t)
 		before := treeState(t, repo)
 		_, err := Process([]byte(patch), Options{Directory: filepath.Join(repo, ".git"), Worktree: repo})
-		if codeOf(err) != slimerr.CodeGitDir {
+		if codeOf(err) != CodeGitDir {
 			t.Fatalf("got %v", err)
 		}
 		sameTree(t, before, treeState(t, repo))
@@ -256,7 +254,7 @@ func TestTargetAboveLimitRefusedBeforeReading(t *testing.T) {
 	f.Close()
 	for _, apply := range []bool{false, true} {
 		_, err := e.process(wrap("*** Update File: huge.txt\n@@\n-a\n+b\n"), apply)
-		if kindOf(err) != slimerr.Validation || codeOf(err) != slimerr.CodeTooLarge || !strings.Contains(err.Error(), "128 MiB") {
+		if kindOf(err) != Validation || codeOf(err) != CodeTooLarge || !strings.Contains(err.Error(), "128 MiB") {
 			t.Fatalf("apply=%v: got %v", apply, err)
 		}
 	}
@@ -266,7 +264,7 @@ func TestPatchAboveLimitRefused(t *testing.T) {
 	e := newEnv(t, map[string]string{})
 	big := make([]byte, MaxPatchSize+1)
 	_, err := e.process(string(big), false)
-	if kindOf(err) != slimerr.Validation || !strings.Contains(err.Error(), "64 MiB") {
+	if kindOf(err) != Validation || !strings.Contains(err.Error(), "64 MiB") {
 		t.Fatalf("got %v", err)
 	}
 }
@@ -283,7 +281,7 @@ func TestInvalidPathsAreValidationErrors(t *testing.T) {
 	} {
 		t.Run(name, func(t *testing.T) {
 			_, err := e.process(wrap("*** Add File: "+path+"\n+x\n"), true)
-			if kindOf(err) != slimerr.Validation || codeOf(err) != slimerr.CodeInvalidPath {
+			if kindOf(err) != Validation || codeOf(err) != CodeInvalidPath {
 				t.Fatalf("got %v", err)
 			}
 		})
@@ -321,7 +319,7 @@ func TestDeadlineBlocksWithBudgetError(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 0)
 	defer cancel()
 	_, err := Process([]byte(wrap("*** Update File: a.txt\n@@\n-a\n+b\n")), Options{Directory: e.dir, Worktree: "/", Apply: true, Context: ctx})
-	if kindOf(err) != slimerr.Blocked || codeOf(err) != slimerr.CodeBudget || !errors.Is(err, context.DeadlineExceeded) {
+	if kindOf(err) != Blocked || codeOf(err) != CodeBudget || !errors.Is(err, context.DeadlineExceeded) {
 		t.Fatalf("got %v", err)
 	}
 	if got, _ := e.read("a.txt"); got != "a\n" {

@@ -12,7 +12,6 @@ import (
 	"syscall"
 
 	"github.com/slimgate/slim/internal/safefs"
-	"github.com/slimgate/slim/internal/slimerr"
 	"github.com/slimgate/slim/rescue/internal/hostmodel"
 	"github.com/slimgate/slim/rescue/internal/match"
 	"github.com/slimgate/slim/rescue/internal/patch"
@@ -23,21 +22,30 @@ import (
 // Process validates the patch in input, checks every target for
 // containment, resolves every chunk against the files, and then either hands
 // on a patch (unchanged or rewritten), applies it (Options.Apply), or
-// computes a diff (Options.DryRunDiff). The Result is never nil; on failure its Decision is
-// "block" and the error is a *slimerr.Error (validation, verification,
-// blocked or internal).
+// computes a diff (Options.DryRunDiff). The Result is never nil; on
+// failure its Decision is "block" and the error is an *Error whose Kind
+// says what went wrong.
 //
 // Errors come in this order: validation before any file is read;
 // then containment of every target before any file is read; then
 // verification or internal errors as they occur.
 func Process(input []byte, opts Options) (*Result, error) {
+	res, err := process(input, opts)
+	if err != nil {
+		res.Decision = DecisionBlock
+		return res, asError(err)
+	}
+	return res, nil
+}
+
+func process(input []byte, opts Options) (*Result, error) {
 	res := newResult()
 	res.Decision = DecisionBlock
 	outside := opts.Outside
 	switch outside {
 	case "", OutsideBlock, OutsidePassthrough:
 	default:
-		return res, slimerr.New(slimerr.Usage, slimerr.CodeUsage, "unknown outside policy %q (want block or passthrough)", outside)
+		return res, &Error{Kind: Usage, Code: CodeUsage, Message: fmt.Sprintf("unknown outside policy %q (want block or passthrough)", outside)}
 	}
 
 	if len(input) > MaxPatchSize {
@@ -49,7 +57,7 @@ func Process(input []byte, opts Options) (*Result, error) {
 	}
 	res.Repairs = reportRepairs(res.Repairs, p.Repairs)
 	if len(p.Hunks) > MaxHunks {
-		return res, &slimerr.Error{Kind: slimerr.Validation, Code: slimerr.CodeTooLarge,
+		return res, &Error{Kind: Validation, Code: CodeTooLarge,
 			Message: fmt.Sprintf(patch.ValidationPrefix+"the patch has %d file operations, more than the %d slim checks at once; split it", len(p.Hunks), MaxHunks)}
 	}
 	ctx := opts.Context
@@ -95,7 +103,7 @@ func Process(input []byte, opts Options) (*Result, error) {
 		fe := new(safefs.Error)
 		switch {
 		case errors.As(err, &fe) && fe.Reason == safefs.Changed:
-			return res, &slimerr.Error{Kind: slimerr.Blocked, Code: slimerr.CodePathChanged, Err: err,
+			return res, &Error{Kind: Blocked, Code: CodePathChanged, Err: err,
 				Message: "apply_patch blocked: the workspace root " + g.Top() + " changed while slim was checking it; nothing was written"}
 		case errors.As(err, &fe) && fe.Reason == safefs.Denied:
 			// The whole area is a git dir: the guard refuses every target
@@ -126,7 +134,7 @@ check:
 			v := w.check(path)
 			if !v.Inside {
 				bad = append(bad, v)
-				if !passthrough || v.Code != slimerr.CodeOutsideWorkspace || !v.BySpelling {
+				if !passthrough || v.Code != CodeOutsideWorkspace || !v.BySpelling {
 					break check
 				}
 			}
@@ -136,7 +144,7 @@ check:
 	if len(bad) > 0 {
 		pass := passthrough
 		for _, v := range bad {
-			if v.Code != slimerr.CodeOutsideWorkspace || !v.BySpelling {
+			if v.Code != CodeOutsideWorkspace || !v.BySpelling {
 				pass = false
 			}
 		}
@@ -188,7 +196,7 @@ check:
 
 	text, hostEOL, err := w.handOn(input, r, rewrite)
 	if err != nil {
-		res.NativeCheck.Message = slimerr.From(err).Message
+		res.NativeCheck.Message = message(err)
 		return res, err
 	}
 	res.NativeCheck.OK = true
@@ -222,7 +230,7 @@ check:
 // Readers of a patch (the CLI, the hook) return it when their bounded read
 // stops at the limit.
 func PatchTooLarge(limit int64) error {
-	return &slimerr.Error{Kind: slimerr.Validation, Code: slimerr.CodeTooLarge,
+	return &Error{Kind: Validation, Code: CodeTooLarge,
 		Message: fmt.Sprintf(patch.ValidationPrefix+"the patch is larger than %d MiB, the largest slim reads; split it", limit>>20)}
 }
 
@@ -234,10 +242,10 @@ func budget(ctx context.Context) error {
 	case err == nil:
 		return nil
 	case errors.Is(err, context.DeadlineExceeded):
-		return &slimerr.Error{Kind: slimerr.Blocked, Code: slimerr.CodeBudget, Err: err,
+		return &Error{Kind: Blocked, Code: CodeBudget, Err: err,
 			Message: "apply_patch blocked: slim could not finish checking this patch within its time budget; split it into smaller patches"}
 	}
-	return &slimerr.Error{Kind: slimerr.Internal, Code: slimerr.CodeInternal, Err: err,
+	return &Error{Kind: Internal, Code: CodeInternal, Err: err,
 		Message: internalPrefix + "interrupted before anything was written"}
 }
 
@@ -430,10 +438,10 @@ func (w *world) verifyRendered(text string, want *resolution) ([]string, map[str
 	got, failKey, err := w.resolve(p)
 	if err != nil {
 		if failKey != "" {
-			fail(failKey, "the rewritten patch does not resolve: "+slimerr.From(err).Message)
+			fail(failKey, "the rewritten patch does not resolve: "+message(err))
 			return f.keys, f.why
 		}
-		return all("the rewritten patch does not resolve: " + slimerr.From(err).Message)
+		return all("the rewritten patch does not resolve: " + message(err))
 	}
 	for _, k := range want.touched {
 		if !sameFinal(want, got, k) {

@@ -23,7 +23,6 @@ import (
 	"unicode/utf8"
 
 	"github.com/slimgate/slim/internal/drift"
-	"github.com/slimgate/slim/internal/slimerr"
 	"github.com/slimgate/slim/rescue"
 )
 
@@ -150,14 +149,14 @@ func writeTree(t testing.TB, dir string, files map[string][]byte) {
 	}
 }
 
-// refusal classifies a Process error: a refusal must be a *slimerr.Error of
-// kind verification; anything else is a failure of its own.
+// refusal classifies a Process error: a refusal must be a *rescue.Error
+// of kind verification; anything else is a failure of its own.
 func refusal(err error) (msg string, ok bool) {
-	var se *slimerr.Error
+	var se *rescue.Error
 	if !errors.As(err, &se) {
-		return fmt.Sprintf("not a *slimerr.Error: %T %v", err, err), false
+		return fmt.Sprintf("not a *rescue.Error: %T %v", err, err), false
 	}
-	if se.Kind != slimerr.Verification {
+	if se.Kind != rescue.Verification {
 		return fmt.Sprintf("kind %s (%s): %s", se.Kind, se.Code, se.Message), false
 	}
 	return se.Message, true

@@ -50,14 +50,41 @@ type Options struct {
 	CommonDir string
 }
 
+// Codes of a verdict that is not inside (Verdict.Code).
+const (
+	// CodeOutside: the target lies outside the area, as written or
+	// through a link.
+	CodeOutside = "outside_workspace"
+	// CodeNested: the target lies in a nested worktree, submodule or
+	// repository below the area's top.
+	CodeNested = "nested_worktree"
+	// CodeGitDir: the target lies in the repository's git dir or common
+	// dir, or passes through a .git component.
+	CodeGitDir = "git_dir"
+	// CodeInvalidPath: the path can name no file here (a name over 255
+	// bytes, a path over the system's limit, invalid UTF-8). It is a
+	// malformed input rather than a containment refusal.
+	CodeInvalidPath = "invalid_path"
+)
+
+// BlockedError refuses a target: Verdict says which and why, Message is
+// the sentence the model or the user reads. Verdict.Code tells a
+// containment refusal from an invalid path.
+type BlockedError struct {
+	Verdict Verdict
+	Message string
+}
+
+func (e *BlockedError) Error() string { return e.Message }
+
 // Verdict is the containment decision for one target.
 type Verdict struct {
 	Input    string `json:"input"`    // the path as given
 	Abs      string `json:"abs"`      // lexically absolute (no symlinks resolved)
 	Physical string `json:"physical"` // symlinks resolved, missing tail re-attached
 	Inside   bool   `json:"inside"`
-	// Code is empty when Inside, else slimerr.CodeOutsideWorkspace,
-	// slimerr.CodeNestedWorktree or slimerr.CodeGitDir.
+	// Code is empty when Inside, else CodeOutside, CodeNested, CodeGitDir
+	// or CodeInvalidPath.
 	Code string `json:"code,omitempty"`
 	// BySpelling is true when the target is already outside lexically, so
 	// the host would prompt for it itself (passthrough is allowed only then).

@@ -12,7 +12,6 @@ import (
 	"unicode/utf16"
 	"unicode/utf8"
 
-	"github.com/slimgate/slim/internal/slimerr"
 	"github.com/slimgate/slim/worktree/hostpath"
 )
 
@@ -170,16 +169,16 @@ func (g *Guard) Check(target string) Verdict {
 	v := Verdict{Input: target}
 	if strings.IndexByte(target, 0) >= 0 {
 		v.Abs, v.Physical = target, target
-		return g.outside(v, slimerr.CodeOutsideWorkspace, "the path contains a NUL byte")
+		return g.outside(v, CodeOutside, "the path contains a NUL byte")
 	}
 	if why := invalidPath(g.flavor, target); why != "" {
 		v.Abs, v.Physical = target, target
-		return g.outside(v, slimerr.CodeInvalidPath, why)
+		return g.outside(v, CodeInvalidPath, why)
 	}
 	v.Abs = g.flavor.Resolve(g.rawDir, target)
 	if why := invalidPath(g.flavor, v.Abs); why != "" {
 		v.Physical = v.Abs
-		return g.outside(v, slimerr.CodeInvalidPath, why)
+		return g.outside(v, CodeInvalidPath, why)
 	}
 	if g.flavor == hostpath.Win32 && runtime.GOOS == "windows" && isOtherDriveRelative(target, g.rawDir) {
 		// "D:x" from a session on C: uses drive D's own working directory,
@@ -192,17 +191,17 @@ func (g *Guard) Check(target string) Verdict {
 	v.BySpelling = !g.lexicallyInside(v.Abs)
 	if g.flavor == hostpath.Win32 {
 		if why := winNameProblem(v.Abs); why != "" {
-			return g.outside(v, slimerr.CodeOutsideWorkspace, why)
+			return g.outside(v, CodeOutside, why)
 		}
 	}
 	res, err := g.walk(v.Abs)
 	if err != nil {
-		return g.outside(v, slimerr.CodeOutsideWorkspace, fmt.Sprintf("the path cannot be resolved: %v", err))
+		return g.outside(v, CodeOutside, fmt.Sprintf("the path cannot be resolved: %v", err))
 	}
 	v.Physical = res.physical()
 	for _, gd := range g.gitDirs {
 		if hasPathPrefix(v.Physical, gd) {
-			return g.outside(v, slimerr.CodeGitDir, "the path lies inside the repository's git directory "+gd+", which is refused for writes")
+			return g.outside(v, CodeGitDir, "the path lies inside the repository's git directory "+gd+", which is refused for writes")
 		}
 	}
 	loc, ok := g.locate(res)
@@ -211,17 +210,17 @@ func (g *Guard) Check(target string) Verdict {
 		if res.viaLink && !v.BySpelling {
 			why = "the path passes through a symbolic link that leads outside " + g.areaWords()
 		}
-		return g.outside(v, slimerr.CodeOutsideWorkspace, why)
+		return g.outside(v, CodeOutside, why)
 	}
 	for _, c := range loc.rel {
 		if c == ".git" || (strings.EqualFold(c, ".git") && g.caseFolds()) {
-			return g.outside(v, slimerr.CodeGitDir, "the path goes through a .git directory, which is refused for writes")
+			return g.outside(v, CodeGitDir, "the path goes through a .git directory, which is refused for writes")
 		}
 	}
 	if !g.opts.AllowNested {
 		if room := findRoom(loc.roomBase, loc.roomRel, loc.roomExisting); room != "" {
 			v.Room = room
-			return g.outside(v, slimerr.CodeNestedWorktree, "the path lies inside "+room+", a separate worktree, submodule or repository nested in this one")
+			return g.outside(v, CodeNested, "the path lies inside "+room+", a separate worktree, submodule or repository nested in this one")
 		}
 	}
 	v.Inside = true
@@ -300,7 +299,7 @@ func (g *Guard) outside(v Verdict, code, why string) Verdict {
 	v.Inside = false
 	v.Code = code
 	v.Reason = why
-	if code != slimerr.CodeOutsideWorkspace {
+	if code != CodeOutside {
 		v.BySpelling = false
 	}
 	return v
@@ -547,9 +546,9 @@ func isWinDeviceName(s string) bool {
 	return false
 }
 
-// BlockError returns the *slimerr.Error (kind blocked, exit 5) for a
-// verdict that is not inside, worded for tool (for example "apply_patch");
-// nil for a verdict that is inside.
+// BlockError returns the *BlockedError for a verdict that is not inside,
+// worded for tool (for example "apply_patch"); nil for a verdict that is
+// inside.
 func (g *Guard) BlockError(tool string, v Verdict) error {
 	if v.Inside {
 		return nil
@@ -558,16 +557,17 @@ func (g *Guard) BlockError(tool string, v Verdict) error {
 	if target == "" {
 		target = v.Abs
 	}
-	var e *slimerr.Error
+	var msg string
 	switch v.Code {
-	case slimerr.CodeInvalidPath:
-		e = slimerr.New(slimerr.Validation, v.Code, "%s validation failed: %s: %s", tool, v.Reason, target)
-	case slimerr.CodeGitDir:
-		e = slimerr.New(slimerr.Blocked, v.Code, "%s blocked: patch writes inside the git directory: %s", tool, target)
-	case slimerr.CodeNestedWorktree:
-		e = slimerr.New(slimerr.Blocked, v.Code, "%s blocked: patch contains path inside nested worktree %s: %s", tool, v.Room, target)
+	case CodeInvalidPath:
+		msg = fmt.Sprintf("%s validation failed: %s: %s", tool, v.Reason, target)
+	case CodeGitDir:
+		msg = fmt.Sprintf("%s blocked: patch writes inside the git directory: %s", tool, target)
+	case CodeNested:
+		msg = fmt.Sprintf("%s blocked: patch contains path inside nested worktree %s: %s", tool, v.Room, target)
 	default:
-		e = slimerr.New(slimerr.Blocked, slimerr.CodeOutsideWorkspace, "%s blocked: patch contains path outside workspace root: %s", tool, target)
+		v.Code = CodeOutside
+		msg = fmt.Sprintf("%s blocked: patch contains path outside workspace root: %s", tool, target)
 	}
-	return e
+	return &BlockedError{Verdict: v, Message: msg}
 }

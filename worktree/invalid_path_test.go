@@ -1,12 +1,11 @@
 package worktree
 
 import (
+	"errors"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
-
-	"github.com/slimgate/slim/internal/slimerr"
 )
 
 // Paths no file system here can hold are refused with one code, whether or
@@ -32,11 +31,12 @@ func TestCheckRefusesPathsNoFileSystemHolds(t *testing.T) {
 	} {
 		t.Run(name, func(t *testing.T) {
 			v := g.Check(path)
-			if v.Inside || v.Code != slimerr.CodeInvalidPath {
+			if v.Inside || v.Code != CodeInvalidPath {
 				t.Fatalf("got inside=%v code=%q reason=%q", v.Inside, v.Code, v.Reason)
 			}
-			if err := g.BlockError("apply_patch", v); slimerr.From(err).Kind != slimerr.Validation {
-				t.Fatalf("BlockError kind %v", slimerr.From(err).Kind)
+			var be *BlockedError
+			if err := g.BlockError("apply_patch", v); !errors.As(err, &be) || be.Verdict.Code != CodeInvalidPath || !strings.HasPrefix(be.Message, "apply_patch validation failed: ") {
+				t.Fatalf("BlockError: %v", err)
 			}
 		})
 	}

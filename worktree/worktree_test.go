@@ -12,7 +12,6 @@ import (
 	gogit "github.com/go-git/go-git/v5"
 	"github.com/go-git/go-git/v5/plumbing/format/index"
 
-	"github.com/slimgate/slim/internal/slimerr"
 	"github.com/slimgate/slim/worktree/hostpath"
 )
 
@@ -37,7 +36,7 @@ func mustGuard(t *testing.T, dir, wt string, opts Options) *Guard {
 	return g
 }
 
-// expect checks a verdict: want is "inside", or a slimerr code.
+// expect checks a verdict: want is "inside", or a verdict code.
 func expect(t *testing.T, g *Guard, target, want string) Verdict {
 	t.Helper()
 	v := g.Check(target)
@@ -59,9 +58,9 @@ func expect(t *testing.T, g *Guard, target, want string) Verdict {
 
 const (
 	inside  = "inside"
-	outside = slimerr.CodeOutsideWorkspace
-	nested  = slimerr.CodeNestedWorktree
-	gitdir  = slimerr.CodeGitDir
+	outside = CodeOutside
+	nested  = CodeNested
+	gitdir  = CodeGitDir
 )
 
 func TestResolveLayouts(t *testing.T) {
@@ -713,9 +712,9 @@ func TestBlockErrorMessages(t *testing.T) {
 	}
 	for _, tt := range tests {
 		err := g.BlockError("apply_patch", g.Check(tt.target))
-		se := slimerr.From(err)
-		if se.Kind != slimerr.Blocked || se.Code != tt.code || se.Message != tt.msg || se.Kind.ExitCode() != 5 {
-			t.Errorf("%s: %+v\nwant %s", tt.target, se, tt.msg)
+		var be *BlockedError
+		if !errors.As(err, &be) || be.Verdict.Code != tt.code || be.Message != tt.msg {
+			t.Errorf("%s: %+v\nwant %s", tt.target, err, tt.msg)
 		}
 	}
 	if err := g.BlockError("apply_patch", g.Check("a.txt")); err != nil {

@@ -5,6 +5,8 @@ import (
 
 	"github.com/slimgate/slim/hooks/install"
 	"github.com/slimgate/slim/internal/slimerr"
+	"github.com/slimgate/slim/rescue"
+	"github.com/slimgate/slim/worktree"
 )
 
 // classify maps an error a command returns to the CLI's error shape, whose
@@ -20,6 +22,18 @@ func classify(err error) *slimerr.Error {
 	if errors.As(err, &se) {
 		return se
 	}
+	var re *rescue.Error
+	if errors.As(err, &re) {
+		return &slimerr.Error{Kind: rescueKind(re.Kind), Code: re.Code, Message: re.Message, Err: err}
+	}
+	var be *worktree.BlockedError
+	if errors.As(err, &be) {
+		kind := slimerr.Blocked
+		if be.Verdict.Code == worktree.CodeInvalidPath {
+			kind = slimerr.Validation
+		}
+		return &slimerr.Error{Kind: kind, Code: be.Verdict.Code, Message: be.Message, Err: err}
+	}
 	var ie *install.Error
 	if errors.As(err, &ie) {
 		kind := slimerr.Blocked // a file or link slim will not touch
@@ -29,4 +43,19 @@ func classify(err error) *slimerr.Error {
 		return &slimerr.Error{Kind: kind, Code: ie.Code, Message: ie.Message, Err: err}
 	}
 	return &slimerr.Error{Kind: slimerr.Internal, Code: slimerr.CodeInternal, Message: err.Error(), Err: err}
+}
+
+// rescueKind is the CLI kind of a rescue error kind.
+func rescueKind(k rescue.Kind) slimerr.Kind {
+	switch k {
+	case rescue.Usage:
+		return slimerr.Usage
+	case rescue.Validation:
+		return slimerr.Validation
+	case rescue.Verification:
+		return slimerr.Verification
+	case rescue.Blocked:
+		return slimerr.Blocked
+	}
+	return slimerr.Internal
 }

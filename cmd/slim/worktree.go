@@ -201,16 +201,16 @@ func checkError(v worktree.Verdict, bad, total int) error {
 		msg = fmt.Sprintf("worktree check blocked: %d of %d paths are not inside; the first is %s", bad, total, checkLine(v))
 	}
 	switch v.Code {
-	case slimerr.CodeNestedWorktree:
+	case worktree.CodeNested:
 		msg += ". Work on it from a session opened in that worktree, or set SLIM_ALLOW_NESTED=1 to allow it from here"
-	case slimerr.CodeGitDir:
+	case worktree.CodeGitDir:
 		msg += ". Change the repository through git commands, not by writing its files"
-	case slimerr.CodeInvalidPath:
+	case worktree.CodeInvalidPath:
 		msg += ". Use a shorter, valid UTF-8 path"
 	default:
 		msg += ". Keep writes inside the session directory and its worktree"
 	}
-	if v.Code == slimerr.CodeInvalidPath {
+	if v.Code == worktree.CodeInvalidPath {
 		return slimerr.New(slimerr.Validation, v.Code, "%s", msg)
 	}
 	return slimerr.New(slimerr.Blocked, v.Code, "%s", msg)

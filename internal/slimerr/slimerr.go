@@ -1,8 +1,9 @@
 // Package slimerr is the one error shape every slim command reports: a kind
 // that fixes the exit code, a stable machine code, and the full message the
-// user or the model reads. Commands return *Error values (wrapped or not);
-// cmd/slim maps them to exit codes and, under --json, to
-// {"error": {"kind", "code", "message"}}.
+// user or the model reads. Only cmd/slim uses it: the library packages
+// return their own typed errors, which cmd/slim maps to an *Error (and so
+// to an exit code and, under --json, to {"error": {"kind", "code",
+// "message"}}).
 package slimerr
 
 import (
@@ -30,19 +31,8 @@ const (
 	CodeVerificationFailed = "verification_failed"
 	CodeInternal           = "internal_unexpected"
 	CodeOutsideWorkspace   = "outside_workspace"
-	CodeNestedWorktree     = "nested_worktree"
 	CodeGitDir             = "git_dir"
 	CodeUsage              = "usage"
-	// CodePathChanged: a directory or file on the way changed between the
-	// containment check and the read or write, so the check no longer holds.
-	CodePathChanged = "path_changed"
-	// CodeTooLarge: an input or a target file is above a stated size limit.
-	CodeTooLarge = "too_large"
-	// CodeInvalidPath: a path no file system here can hold (a component
-	// over 255 bytes, a path over the system's limit, invalid UTF-8).
-	CodeInvalidPath = "invalid_path"
-	// CodeBudget: a check did not finish within its time or work budget.
-	CodeBudget = "budget_exceeded"
 )
 
 // ExitCode returns the process exit code for k.

@@ -7,7 +7,6 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/slimgate/slim/internal/slimerr"
 	"github.com/slimgate/slim/rescue/internal/patch"
 )
 
@@ -34,19 +33,20 @@ const maxListedCandidates = 1000
 // maxPairs bounds the prefix/suffix (left, right) pairs evaluated per chunk.
 const maxPairs = 4096
 
-// Error is the cause carried by the *slimerr.Error that Place returns,
-// for callers that report details in JSON: the phase that refused the
-// chunk and the places it could have meant.
+// Error is every refusal Place returns: the chunk does not fit the file.
+// Message is the whole text the model reads, starting with
+// VerificationPrefix; Phase and Candidates are for callers that report
+// details in JSON.
 type Error struct {
+	Message string
+	// Phase is the rung that refused the chunk ("" when none applies).
 	Phase string
 	// Candidates are the 1-based start lines of every accepted candidate of
 	// an ambiguity refusal (at most maxListedCandidates).
 	Candidates []int
 }
 
-func (e *Error) Error() string {
-	return fmt.Sprintf("%s: %d candidates", e.Phase, len(e.Candidates))
-}
+func (e *Error) Error() string { return e.Message }
 
 // VerificationPrefix starts the message of every verification error: the
 // patch is well formed but does not fit the files (a chunk not found or
@@ -54,12 +54,11 @@ func (e *Error) Error() string {
 const VerificationPrefix = "apply_patch verification failed: "
 
 func verificationError(cause *Error, msg string) error {
-	return &slimerr.Error{
-		Kind:    slimerr.Verification,
-		Code:    slimerr.CodeVerificationFailed,
-		Message: VerificationPrefix + msg,
-		Err:     cause,
+	if cause == nil {
+		cause = &Error{}
 	}
+	cause.Message = VerificationPrefix + msg
+	return cause
 }
 
 // candidatesTail is the hint that ends every ambiguity message.
@@ -99,8 +98,7 @@ func oneBased(ps []int) []int {
 
 // Place finds where chunk ch lands in the file, searching from cursor (a
 // 0-based file line). abs is the file's absolute path, used in messages.
-// Errors are *slimerr.Error of kind verification whose cause is a
-// *Error.
+// Every error is an *Error.
 func (v *FileView) Place(ch *patch.Chunk, cursor int, abs string) (*Placement, error) {
 	n := len(v.lines)
 	if cursor < 0 {

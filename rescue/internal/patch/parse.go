@@ -3,7 +3,6 @@ package patch
 import (
 	"strings"
 
-	"github.com/slimgate/slim/internal/slimerr"
 	"github.com/slimgate/slim/rescue/internal/jsstr"
 )
 
@@ -73,8 +72,17 @@ type pline struct {
 	num  int // 1-based line in the input
 }
 
+// SyntaxError is every error Parse returns: the patch is malformed.
+// Message is the whole text the model reads, starting with
+// ValidationPrefix.
+type SyntaxError struct {
+	Message string
+}
+
+func (e *SyntaxError) Error() string { return e.Message }
+
 func validationErr(format string) error {
-	return &slimerr.Error{Kind: slimerr.Validation, Code: slimerr.CodeMalformedPatch, Message: ValidationPrefix + format}
+	return &SyntaxError{Message: ValidationPrefix + format}
 }
 
 func showLine(s string) string {
@@ -86,8 +94,7 @@ func showLine(s string) string {
 
 func isBlank(s string) bool { return jsstr.Trim(s) == "" }
 
-// Parse parses patch text. Every failure is a *slimerr.Error of kind
-// validation whose message starts "apply_patch validation failed: ".
+// Parse parses patch text. Every failure is a *SyntaxError.
 func Parse(text []byte) (*Patch, error) {
 	p := &Patch{}
 	raw := string(text)

@@ -1,20 +1,23 @@
 package patch
 
 import (
+	"errors"
 	"reflect"
 	"strings"
 	"testing"
-
-	"github.com/slimgate/slim/internal/slimerr"
 )
 
 func wrap(body string) string { return "*** Begin Patch\n" + body + "*** End Patch\n" }
 
-func kindOf(err error) slimerr.Kind {
+func kindOf(err error) string {
+	var se *SyntaxError
+	if errors.As(err, &se) {
+		return "validation"
+	}
 	if err == nil {
 		return ""
 	}
-	return slimerr.From(err).Kind
+	return "other"
 }
 
 // shape is a patch without line numbers or repairs, for comparisons.
