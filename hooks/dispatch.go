@@ -276,9 +276,16 @@ func (d *Dispatcher) patchOptions(req *protocol.Request) rescue.Options {
 	if outside == "" {
 		outside = rescue.OutsideBlock
 	}
+	// The host spells "no worktree" as "/" (OpenCode outside git).
+	wt := req.Host.Worktree
+	none := wt == "/" || wt == `\`
+	if none {
+		wt = ""
+	}
 	return rescue.Options{
 		Directory:   dir,
-		Worktree:    req.Host.Worktree,
+		Worktree:    wt,
+		NoWorktree:  none,
 		Flavor:      flavor,
 		Outside:     outside,
 		AllowNested: d.AllowNested,

@@ -57,8 +57,11 @@ type Options struct {
 	// against it. Empty means the process's working directory.
 	Directory string
 	// Worktree is the session's worktree top level. Empty means "find it"
-	// (worktree.Resolve); "/" means none.
+	// (worktree.Resolve from Directory), unless NoWorktree is set.
 	Worktree string
+	// NoWorktree says the session has no worktree: the allowed area is the
+	// directory alone.
+	NoWorktree bool
 	// Flavor gives the host's path rules (posix or win32).
 	Flavor hostpath.Flavor
 	// Outside is "block" or "passthrough"; empty means block. Passthrough

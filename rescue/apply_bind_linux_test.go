@@ -35,7 +35,7 @@ func TestApplyTargetSpeltThroughAlias(t *testing.T) {
 		{"add", "*** Add File: " + filepath.Join(alias, "sub", "new.txt") + "\n+new\n", "sub/new.txt", "new\n"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			res, err := Process([]byte(wrap(tc.patch)), Options{Directory: top, Worktree: "/", Apply: true})
+			res, err := Process([]byte(wrap(tc.patch)), Options{Directory: top, NoWorktree: true, Apply: true})
 			if err != nil {
 				t.Fatalf("Process: %v", err)
 			}

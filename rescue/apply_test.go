@@ -150,7 +150,7 @@ func TestWorktreeWidensRoot(t *testing.T) {
 	if want := wrap("*** Add File: ../shared.txt\n+s\n"); *res.PatchText != want {
 		t.Errorf("got\n%s", *res.PatchText)
 	}
-	if _, err := Process([]byte(wrap("*** Add File: ../shared.txt\n+s\n")), Options{Directory: sub, Worktree: "/"}); kindOf(err) != Blocked {
+	if _, err := Process([]byte(wrap("*** Add File: ../shared.txt\n+s\n")), Options{Directory: sub, NoWorktree: true}); kindOf(err) != Blocked {
 		t.Errorf("without a worktree: %v, want blocked", err)
 	}
 }
@@ -160,7 +160,7 @@ func TestWorktreeWidensRoot(t *testing.T) {
 func TestOutsidePassthrough(t *testing.T) {
 	e := newEnv(t, map[string]string{"in.txt": "stale\n"})
 	patch := wrap("*** Add File: ../out.txt\n+x\n*** Update File: in.txt\n@@\n-stale\n+fresh\n")
-	res, err := Process([]byte(patch), Options{Directory: e.dir, Worktree: "/", Outside: OutsidePassthrough})
+	res, err := Process([]byte(patch), Options{Directory: e.dir, NoWorktree: true, Outside: OutsidePassthrough})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -170,10 +170,10 @@ func TestOutsidePassthrough(t *testing.T) {
 	// Process reads no environment: an empty Outside blocks whatever
 	// SLIM_OUTSIDE says (the CLI reads the variable and passes it on).
 	t.Setenv("SLIM_OUTSIDE", "passthrough")
-	if _, err := Process([]byte(patch), Options{Directory: e.dir, Worktree: "/"}); kindOf(err) != Blocked {
+	if _, err := Process([]byte(patch), Options{Directory: e.dir, NoWorktree: true}); kindOf(err) != Blocked {
 		t.Errorf("empty Outside with SLIM_OUTSIDE=passthrough: %v, want blocked", err)
 	}
-	if _, err := Process([]byte(patch), Options{Directory: e.dir, Worktree: "/", Outside: OutsideBlock}); kindOf(err) != Blocked {
+	if _, err := Process([]byte(patch), Options{Directory: e.dir, NoWorktree: true, Outside: OutsideBlock}); kindOf(err) != Blocked {
 		t.Errorf("Outside block: %v, want blocked", err)
 	}
 	for _, o := range []Options{{Apply: true}, {DryRunDiff: true}} {
@@ -189,7 +189,7 @@ func TestOutsidePassthrough(t *testing.T) {
 
 func TestDryRunDiff(t *testing.T) {
 	e := newEnv(t, map[string]string{"a.txt": "1\n2\n3\n4\n5\n6\n7\n8\n9\n", "d.txt": "bye\n"})
-	res, err := Process([]byte(wrap("*** Update File: a.txt\n@@\n-2\n+two\n*** Delete File: d.txt\n*** Add File: n.txt\n+new\n")), Options{Directory: e.dir, Worktree: "/", DryRunDiff: true})
+	res, err := Process([]byte(wrap("*** Update File: a.txt\n@@\n-2\n+two\n*** Delete File: d.txt\n*** Add File: n.txt\n+new\n")), Options{Directory: e.dir, NoWorktree: true, DryRunDiff: true})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -45,7 +45,7 @@ func benchProcess(b *testing.B, bc drift.BenchCase, apply bool) {
 		}
 	}
 	write()
-	opts := rescue.Options{Directory: dir, Worktree: "/", Apply: apply}
+	opts := rescue.Options{Directory: dir, NoWorktree: true, Apply: apply}
 	patch := []byte(bc.Patch)
 	// Check once that the benchmark measures a correct run.
 	if _, err := rescue.Process(patch, opts); err != nil {

@@ -37,7 +37,7 @@ func TestCodexScenarios(t *testing.T) {
 				t.Fatal(err)
 			}
 			writeTree(t, work, input)
-			_, perr := Process(patch, Options{Directory: work, Worktree: "/", Apply: true})
+			_, perr := Process(patch, Options{Directory: work, NoWorktree: true, Apply: true})
 			got := readTree(t, work)
 			if want, err := os.ReadFile(filepath.Join(dir, "expected_error")); err == nil {
 				kind, sub, _ := strings.Cut(strings.TrimSpace(string(want)), ": ")

@@ -62,7 +62,7 @@ func TestContainment(t *testing.T) {
 				t.Errorf("something was written outside: %v", ents)
 			}
 			// Passthrough never applies to these: the host would not ask.
-			_, err := Process([]byte(wrap(c.patch)), Options{Directory: e.dir, Worktree: "/", Outside: OutsidePassthrough})
+			_, err := Process([]byte(wrap(c.patch)), Options{Directory: e.dir, NoWorktree: true, Outside: OutsidePassthrough})
 			if kindOf(err) != Blocked {
 				t.Errorf("passthrough: %v, want blocked", err)
 			}
@@ -75,10 +75,10 @@ func TestContainment(t *testing.T) {
 	os.MkdirAll(filepath.Join(e.dir, "lane"), 0o755)
 	os.WriteFile(filepath.Join(e.dir, "lane", ".git"), []byte("gitdir: /nowhere\n"), 0o644)
 	t.Setenv("SLIM_ALLOW_NESTED", "1")
-	if _, err := Process([]byte(wrap("*** Add File: lane/x.txt\n+x\n")), Options{Directory: e.dir, Worktree: "/", Apply: true}); kindOf(err) != Blocked {
+	if _, err := Process([]byte(wrap("*** Add File: lane/x.txt\n+x\n")), Options{Directory: e.dir, NoWorktree: true, Apply: true}); kindOf(err) != Blocked {
 		t.Fatalf("SLIM_ALLOW_NESTED=1 without AllowNested: %v, want blocked", err)
 	}
-	if _, err := Process([]byte(wrap("*** Add File: lane/x.txt\n+x\n")), Options{Directory: e.dir, Worktree: "/", AllowNested: true, Apply: true}); err != nil {
+	if _, err := Process([]byte(wrap("*** Add File: lane/x.txt\n+x\n")), Options{Directory: e.dir, NoWorktree: true, AllowNested: true, Apply: true}); err != nil {
 		t.Fatalf("AllowNested: %v", err)
 	}
 	if got, _ := e.read("lane/x.txt"); got != "x\n" {

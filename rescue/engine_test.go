@@ -31,7 +31,7 @@ func newEnv(t *testing.T, files map[string]string) *testEnv {
 }
 
 func (e *testEnv) process(patch string, apply bool) (*Result, error) {
-	return Process([]byte(patch), Options{Directory: e.dir, Worktree: "/", Apply: apply})
+	return Process([]byte(patch), Options{Directory: e.dir, NoWorktree: true, Apply: apply})
 }
 
 func (e *testEnv) read(name string) (string, bool) {

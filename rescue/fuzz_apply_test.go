@@ -65,7 +65,7 @@ func FuzzApply(f *testing.F) {
 		writeTree(t, filepath.Join(base, "sibling"), map[string][]byte{"s.txt": []byte("outside\n")})
 		before := snapshot(t, base)
 
-		opts := rescue.Options{Directory: root, Worktree: "/", Outside: rescue.OutsideBlock, Apply: true}
+		opts := rescue.Options{Directory: root, NoWorktree: true, Outside: rescue.OutsideBlock, Apply: true}
 		res, err := rescue.Process([]byte(patch), opts)
 		after := snapshot(t, base)
 		if err != nil {
@@ -97,7 +97,7 @@ func FuzzApply(f *testing.F) {
 		// Rewrite mode on the old files, then apply what it hands on.
 		root2 := filepath.Join(base, "root2")
 		writeTree(t, root2, old)
-		opts2 := rescue.Options{Directory: root2, Worktree: "/", Outside: rescue.OutsideBlock}
+		opts2 := rescue.Options{Directory: root2, NoWorktree: true, Outside: rescue.OutsideBlock}
 		res2, err := rescue.Process([]byte(patch), opts2)
 		if err != nil {
 			var se *rescue.Error
@@ -144,7 +144,7 @@ func TestFuzzSeeds(t *testing.T) {
 	for i, s := range fuzzSeeds() {
 		root := filepath.Join(t.TempDir(), "root")
 		writeTree(t, root, map[string][]byte{"a.txt": []byte(s.file), "b/b.go": []byte(fuzzOther)})
-		_, err := rescue.Process([]byte(s.patch), rescue.Options{Directory: root, Worktree: "/", Outside: rescue.OutsideBlock, Apply: true})
+		_, err := rescue.Process([]byte(s.patch), rescue.Options{Directory: root, NoWorktree: true, Outside: rescue.OutsideBlock, Apply: true})
 		switch {
 		case s.want == drift.MustApply && err != nil:
 			t.Errorf("seed %d refused: %v\n%s", i, err, s.patch)

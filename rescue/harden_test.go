@@ -106,7 +106,7 @@ func TestApplyTopSwappedForLinkDoesNotWriteThroughIt(t *testing.T) {
 	writeFile(t, filepath.Join(out, "f.txt"), "old\n")
 	outBefore := treeState(t, out)
 	_, err = Process([]byte(wrap("*** Update File: f.txt\n@@\n-old\n+new\n")), Options{
-		Directory: repo, Worktree: "/", Apply: true,
+		Directory: repo, NoWorktree: true, Apply: true,
 		afterCheck: func() {
 			if err := os.Rename(repo, repo+".real"); err != nil {
 				t.Fatal(err)
@@ -300,7 +300,7 @@ func TestInterruptDuringApplyRollsBack(t *testing.T) {
 	e := newEnv(t, files)
 	before := treeState(t, e.dir)
 	ctx, cancel := context.WithCancel(context.Background())
-	_, err := Process([]byte(wrap(patch.String())), Options{Directory: e.dir, Worktree: "/", Apply: true, Context: ctx,
+	_, err := Process([]byte(wrap(patch.String())), Options{Directory: e.dir, NoWorktree: true, Apply: true, Context: ctx,
 		beforeStep: func(i int) {
 			if i == 10 {
 				cancel()
@@ -318,7 +318,7 @@ func TestDeadlineBlocksWithBudgetError(t *testing.T) {
 	e := newEnv(t, map[string]string{"a.txt": "a\n"})
 	ctx, cancel := context.WithTimeout(context.Background(), 0)
 	defer cancel()
-	_, err := Process([]byte(wrap("*** Update File: a.txt\n@@\n-a\n+b\n")), Options{Directory: e.dir, Worktree: "/", Apply: true, Context: ctx})
+	_, err := Process([]byte(wrap("*** Update File: a.txt\n@@\n-a\n+b\n")), Options{Directory: e.dir, NoWorktree: true, Apply: true, Context: ctx})
 	if kindOf(err) != Blocked || codeOf(err) != CodeBudget || !errors.Is(err, context.DeadlineExceeded) {
 		t.Fatalf("got %v", err)
 	}

@@ -43,7 +43,7 @@ func TestRollbackRestoresInodeOwnerModeAndLinks(t *testing.T) {
 
 	// Fail on the second file: b.txt changes under slim after tool is
 	// written.
-	_, err := Process([]byte(patch), Options{Directory: e.dir, Worktree: "/", Apply: true,
+	_, err := Process([]byte(patch), Options{Directory: e.dir, NoWorktree: true, Apply: true,
 		beforeStep: func(i int) {
 			if i == 1 {
 				os.WriteFile(filepath.Join(e.dir, "b.txt"), []byte("someone\n"), 0o644)
@@ -66,7 +66,7 @@ func TestRollbackRestoresInodeOwnerModeAndLinks(t *testing.T) {
 
 	// A successful apply keeps owner and full mode.
 	os.WriteFile(filepath.Join(e.dir, "b.txt"), []byte("b\n"), 0o644)
-	if _, err := Process([]byte(patch), Options{Directory: e.dir, Worktree: "/", Apply: true}); err != nil {
+	if _, err := Process([]byte(patch), Options{Directory: e.dir, NoWorktree: true, Apply: true}); err != nil {
 		t.Fatal(err)
 	}
 	fi2, st2 := statOf(t, tool)
@@ -85,7 +85,7 @@ func TestRollbackRestoresDeletedInode(t *testing.T) {
 	fi0, _ := statOf(t, filepath.Join(e.dir, "gone.txt"))
 	// Removals run last: fail the removal's own compare-and-swap by
 	// changing the file that is deleted after it.
-	_, err := Process([]byte(wrap("*** Delete File: gone.txt\n*** Delete File: b.txt\n")), Options{Directory: e.dir, Worktree: "/", Apply: true,
+	_, err := Process([]byte(wrap("*** Delete File: gone.txt\n*** Delete File: b.txt\n")), Options{Directory: e.dir, NoWorktree: true, Apply: true,
 		beforeStep: func(i int) {
 			if i == 1 {
 				os.WriteFile(filepath.Join(e.dir, "b.txt"), []byte("someone\n"), 0o644)

@@ -99,7 +99,7 @@ func TestLookalikeNamesBothPlaces(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			root := filepath.Join(t.TempDir(), "root")
 			writeTree(t, root, map[string][]byte{"f.txt": []byte(tc.file)})
-			_, err := rescue.Process([]byte(tc.patch), rescue.Options{Directory: root, Worktree: "/", Apply: true})
+			_, err := rescue.Process([]byte(tc.patch), rescue.Options{Directory: root, NoWorktree: true, Apply: true})
 			if err == nil {
 				t.Fatal("applied; want an ambiguity refusal")
 			}
@@ -134,7 +134,7 @@ func TestLookalikeControls(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			root := filepath.Join(t.TempDir(), "root")
 			writeTree(t, root, map[string][]byte{"f.txt": []byte(tc.file)})
-			if _, err := rescue.Process([]byte(tc.patch), rescue.Options{Directory: root, Worktree: "/", Apply: true}); err != nil {
+			if _, err := rescue.Process([]byte(tc.patch), rescue.Options{Directory: root, NoWorktree: true, Apply: true}); err != nil {
 				t.Fatalf("refused: %v", err)
 			}
 			if got := snapshot(t, root)["f.txt"]; got != tc.want {

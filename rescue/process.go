@@ -82,14 +82,14 @@ func process(input []byte, opts Options) (*Result, error) {
 	// repository, GIT_DIR elsewhere).
 	gopts := worktree.Options{AllowNested: opts.AllowNested, Flavor: opts.Flavor}
 	wt := opts.Worktree
+	if opts.NoWorktree {
+		wt = ""
+	}
 	if info, err := worktree.Resolve(dir); err == nil {
-		if wt == "" && info.Worktree != "" {
+		if wt == "" && !opts.NoWorktree {
 			wt = info.Worktree
 		}
 		gopts.GitDir, gopts.CommonDir = info.GitDir, info.CommonDir
-	}
-	if wt == "" {
-		wt = "/"
 	}
 	g, err := worktree.NewGuard(dir, wt, gopts)
 	if err != nil {

@@ -233,7 +233,7 @@ func runCase(t *testing.T, c *drift.Case, dir string, st *kindStats, fail func(*
 	applyDir := dir + "-apply"
 	writeTree(t, applyDir, map[string][]byte{c.Path: disk})
 	before := snapshot(t, applyDir)
-	res, err := rescue.Process(patch, rescue.Options{Directory: applyDir, Worktree: "/", Apply: true})
+	res, err := rescue.Process(patch, rescue.Options{Directory: applyDir, NoWorktree: true, Apply: true})
 	after := snapshot(t, applyDir)
 	appliedBytes := after[c.Path]
 	applied := err == nil
@@ -283,7 +283,7 @@ func runCase(t *testing.T, c *drift.Case, dir string, st *kindStats, fail func(*
 	rwDir := dir + "-rewrite"
 	writeTree(t, rwDir, map[string][]byte{c.Path: disk})
 	before = snapshot(t, rwDir)
-	res2, err2 := rescue.Process(patch, rescue.Options{Directory: rwDir, Worktree: "/"})
+	res2, err2 := rescue.Process(patch, rescue.Options{Directory: rwDir, NoWorktree: true})
 	if d := before.diff(snapshot(t, rwDir)); d != "" {
 		fail(c, "rewrite mode changed the directory: %s", d)
 	}
@@ -322,7 +322,7 @@ func runCase(t *testing.T, c *drift.Case, dir string, st *kindStats, fail func(*
 		default:
 			fail(c, "rewrite mode decision %q", res2.Decision)
 		}
-		_, err3 := rescue.Process([]byte(text), rescue.Options{Directory: rwDir, Worktree: "/", Apply: true})
+		_, err3 := rescue.Process([]byte(text), rescue.Options{Directory: rwDir, NoWorktree: true, Apply: true})
 		if err3 != nil {
 			fail(c, "the handed-on patch does not apply: %v\n%s", err3, text)
 			return
@@ -461,7 +461,7 @@ func runLookalike(t *testing.T, tests []lookalikeCase) {
 			root := filepath.Join(t.TempDir(), "root")
 			writeTree(t, root, map[string][]byte{"f.txt": []byte(tt.file)})
 			before := snapshot(t, root)
-			res, err := rescue.Process([]byte(tt.patch), rescue.Options{Directory: root, Worktree: "/", Apply: true})
+			res, err := rescue.Process([]byte(tt.patch), rescue.Options{Directory: root, NoWorktree: true, Apply: true})
 			if err == nil {
 				var where []string
 				for _, c := range res.Chunks {
@@ -532,7 +532,7 @@ func TestPropertyMultiChunk(t *testing.T) {
 
 		dir := filepath.Join(root, fmt.Sprint(id))
 		writeTree(t, dir, map[string][]byte{f.rel: drift.Join(disk)})
-		if _, err := rescue.Process([]byte(patch), rescue.Options{Directory: dir, Worktree: "/", Apply: true}); err != nil {
+		if _, err := rescue.Process([]byte(patch), rescue.Options{Directory: dir, NoWorktree: true, Apply: true}); err != nil {
 			report("apply mode refused: %v", err)
 		} else if got := snapshot(t, dir)[f.rel]; got != want {
 			report("apply mode gave other bytes:\n%s", lineDiff(want, got))
@@ -540,7 +540,7 @@ func TestPropertyMultiChunk(t *testing.T) {
 
 		dir2 := dir + "-rewrite"
 		writeTree(t, dir2, map[string][]byte{f.rel: drift.Join(disk)})
-		res, err := rescue.Process([]byte(patch), rescue.Options{Directory: dir2, Worktree: "/"})
+		res, err := rescue.Process([]byte(patch), rescue.Options{Directory: dir2, NoWorktree: true})
 		if err != nil {
 			// Rewrite mode may refuse what the host cannot write (a file
 			// ending in a blank line, say). Nothing else.
@@ -555,7 +555,7 @@ func TestPropertyMultiChunk(t *testing.T) {
 		if res.Decision == rescue.DecisionRewrite {
 			c[1]++
 		}
-		if _, err := rescue.Process([]byte(*res.PatchText), rescue.Options{Directory: dir2, Worktree: "/", Apply: true}); err != nil {
+		if _, err := rescue.Process([]byte(*res.PatchText), rescue.Options{Directory: dir2, NoWorktree: true, Apply: true}); err != nil {
 			report("the handed-on patch does not apply: %v\n%s", err, *res.PatchText)
 		} else if got := snapshot(t, dir2)[f.rel]; got != want {
 			report("the handed-on patch gives other bytes:\n%s\nhanded on:\n%s", lineDiff(want, got), *res.PatchText)
