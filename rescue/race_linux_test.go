@@ -13,18 +13,26 @@ import (
 	"golang.org/x/sys/unix"
 )
 
-// A racer exchanges a directory and a link to .git (renameat2
-// RENAME_EXCHANGE, atomically, as fast as it can) while patches that
-// update a file in that directory are applied. No run may write into the
-// git dir, and no temporary or kept sibling may remain. The loop is
-// bounded in runs and time.
-func TestRaceDirectoryExchangedWithGitLink(t *testing.T) {
+// A racer exchanges a directory and a link to .git or to a nested
+// repository (renameat2 RENAME_EXCHANGE, atomically, as fast as it can)
+// while patches that update a file in that directory are applied. No run
+// may write into the link's target, and no temporary or kept sibling may
+// remain. The loop is bounded in runs and time.
+func TestRaceDirectoryExchangedWithLink(t *testing.T) {
+	for _, target := range []string{".git", "nested"} {
+		t.Run(target, func(t *testing.T) { raceExchange(t, target) })
+	}
+}
+
+func raceExchange(t *testing.T, target string) {
 	repo := gitRepo(t)
 	writeFile(t, filepath.Join(repo, "d", "config"), "[core]\n")
-	if err := os.Symlink(".git", filepath.Join(repo, "lnk")); err != nil {
+	writeFile(t, filepath.Join(repo, "nested", ".git", "config"), "[core]\n")
+	if err := os.Symlink(target, filepath.Join(repo, "lnk")); err != nil {
 		t.Fatal(err)
 	}
-	gitConfig, _ := os.ReadFile(filepath.Join(repo, ".git", "config"))
+	guarded := filepath.Join(repo, target, "config")
+	gitConfig, _ := os.ReadFile(guarded)
 	d, lnk := filepath.Join(repo, "d"), filepath.Join(repo, "lnk")
 	if err := unix.Renameat2(unix.AT_FDCWD, d, unix.AT_FDCWD, lnk, unix.RENAME_EXCHANGE); err != nil {
 		t.Skipf("renameat2 RENAME_EXCHANGE: %v", err)
@@ -58,10 +66,10 @@ func TestRaceDirectoryExchangedWithGitLink(t *testing.T) {
 		} else {
 			refused++
 		}
-		if now, _ := os.ReadFile(filepath.Join(repo, ".git", "config")); string(now) != string(gitConfig) {
+		if now, _ := os.ReadFile(guarded); string(now) != string(gitConfig) {
 			close(stop)
 			wg.Wait()
-			t.Fatalf("run %d wrote into .git/config:\n%s", i, now)
+			t.Fatalf("run %d wrote into %s:\n%s", i, guarded, now)
 		}
 	}
 	close(stop)
