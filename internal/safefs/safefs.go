@@ -15,6 +15,7 @@
 package safefs
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
 	"io"
@@ -281,6 +282,74 @@ func (d *Dir) Root() *os.Root { return d.root }
 // Lstat) describes, refusing files above limit bytes without reading them.
 // It never blocks on a FIFO and never follows a link at name.
 func (d *Dir) ReadRegular(name string, lst fs.FileInfo, limit int64) ([]byte, fs.FileInfo, error) {
+	f, fi, err := d.openRegular(name, lst, limit)
+	if err != nil {
+		return nil, nil, err
+	}
+	defer f.Close()
+	// One buffer of the size the handle reports, plus room to notice a
+	// file that grew meanwhile: no doubling reallocations on large files.
+	data := make([]byte, fi.Size(), fi.Size()+1)
+	n, err := io.ReadFull(f, data)
+	switch {
+	case errors.Is(err, io.ErrUnexpectedEOF) || errors.Is(err, io.EOF):
+		return data[:n], fi, nil // it shrank while being read
+	case err != nil:
+		return nil, nil, err
+	}
+	rest, err := io.ReadAll(io.LimitReader(f, limit-int64(n)+1))
+	if err != nil {
+		return nil, nil, err
+	}
+	if len(rest) > 0 {
+		data = append(data, rest...)
+	}
+	if int64(len(data)) > limit {
+		return nil, nil, &Error{Rel: join(d.rel, name), Reason: TooLarge}
+	}
+	return data, fi, nil
+}
+
+// SameContent reports whether the regular file name in d (whose Lstat is
+// lst) holds exactly want, reading it in blocks instead of whole.
+func (d *Dir) SameContent(name string, lst fs.FileInfo, want []byte) (bool, error) {
+	if lst.Mode().IsRegular() && lst.Size() != int64(len(want)) {
+		return false, nil
+	}
+	f, fi, err := d.openRegular(name, lst, int64(len(want)))
+	var fe *Error
+	if errors.As(err, &fe) && (fe.Reason == TooLarge || fe.Reason == Changed || fe.Reason == NotRegular) {
+		return false, nil
+	}
+	if err != nil {
+		return false, err
+	}
+	defer f.Close()
+	if fi.Size() != int64(len(want)) {
+		return false, nil
+	}
+	buf := make([]byte, 64<<10)
+	off := 0
+	for {
+		n, err := f.Read(buf)
+		if n > 0 {
+			if off+n > len(want) || !bytes.Equal(buf[:n], want[off:off+n]) {
+				return false, nil
+			}
+			off += n
+		}
+		if errors.Is(err, io.EOF) {
+			return off == len(want), nil
+		}
+		if err != nil {
+			return false, err
+		}
+	}
+}
+
+// openRegular opens the regular file name in d and checks the handle is
+// the file lst describes and not larger than limit.
+func (d *Dir) openRegular(name string, lst fs.FileInfo, limit int64) (*os.File, fs.FileInfo, error) {
 	rel := join(d.rel, name)
 	if !lst.Mode().IsRegular() {
 		return nil, nil, &Error{Rel: rel, Reason: NotRegular}
@@ -292,25 +361,20 @@ func (d *Dir) ReadRegular(name string, lst fs.FileInfo, limit int64) ([]byte, fs
 	if err != nil {
 		return nil, nil, err
 	}
-	defer f.Close()
 	fi, err := f.Stat()
 	if err != nil {
+		f.Close()
 		return nil, nil, err
 	}
 	if !os.SameFile(fi, lst) || !fi.Mode().IsRegular() {
+		f.Close()
 		return nil, nil, &Error{Rel: rel, Reason: Changed}
 	}
 	if fi.Size() > limit {
+		f.Close()
 		return nil, nil, &Error{Rel: rel, Reason: TooLarge}
 	}
-	data, err := io.ReadAll(io.LimitReader(f, limit+1))
-	if err != nil {
-		return nil, nil, err
-	}
-	if int64(len(data)) > limit {
-		return nil, nil, &Error{Rel: rel, Reason: TooLarge}
-	}
-	return data, fi, nil
+	return f, fi, nil
 }
 
 // Sync flushes d's entries (renames, removals); some file systems cannot

@@ -1,7 +1,6 @@
 package safefs
 
 import (
-	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -156,15 +155,11 @@ func (s *step) cas() error {
 		if !fi.Mode().IsRegular() {
 			return &ConflictError{Rel: s.c.Rel, What: "changed"}
 		}
-		data, _, err := s.dir.ReadRegular(s.base, fi, int64(len(s.c.Old.Data)))
-		var fe *Error
-		if errors.As(err, &fe) && (fe.Reason == TooLarge || fe.Reason == Changed) {
-			return &ConflictError{Rel: s.c.Rel, What: "changed"}
-		}
+		same, err := s.dir.SameContent(s.base, fi, s.c.Old.Data)
 		if err != nil {
 			return fmt.Errorf("read %s: %w", s.c.Rel, err)
 		}
-		if !bytes.Equal(data, s.c.Old.Data) {
+		if !same {
 			return &ConflictError{Rel: s.c.Rel, What: "changed"}
 		}
 	case err == nil:
