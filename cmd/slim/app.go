@@ -35,6 +35,8 @@ func register(b func(*env) *cli.Command) { commandBuilders = append(commandBuild
 var commandCategories = map[string]string{
 	"rescue":   "Check patches and paths",
 	"worktree": "Check patches and paths",
+	"search":   "Search code",
+	"doctor":   "Maintenance",
 	"hooks":    "Install into OpenCode and git",
 	"loop":     "Maintenance",
 	"version":  "Maintenance",
