@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # Installs what the end-to-end tests (go test ./e2e/...) need:
-#   - the pinned OpenCode host, opencode-ai from e2e/package-lock.json, into
-#     e2e/node_modules (skipped when the pinned version is already there);
+#   - the pinned OpenCode host, opencode-ai from e2e/package-lock.json, and the
+#     pinned ast-grep, @ast-grep/cli, into e2e/node_modules (skipped when the
+#     pinned versions are already there); the ast-grep tests of
+#     search/astgrep, cmd/slim and e2e run e2e/node_modules/.bin/ast-grep;
 #   - ripgrep (rg) on PATH, which the host's grep and glob tools run (without it
 #     the host tries to download one from the internet).
 # Idempotent. Fails loudly when something cannot be installed.
@@ -9,21 +11,29 @@ set -euo pipefail
 
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 e2e="$here/e2e"
-want="$(node -p 'require(process.argv[1]).packages["node_modules/opencode-ai"].version' "$e2e/package-lock.json")"
+locked() { node -p 'require(process.argv[1]).packages["node_modules/" + process.argv[2]].version' "$e2e/package-lock.json" "$1"; }
+want="$(locked opencode-ai)"
+want_ag="ast-grep $(locked @ast-grep/cli)"
 
 die() { echo "e2e-setup: $*" >&2; exit 1; }
 
 command -v node >/dev/null || die "node is not installed"
 command -v npm >/dev/null || die "npm is not installed"
 
-have=""
-if [ -x "$e2e/node_modules/.bin/opencode" ]; then
-	have="$(OPENCODE_DISABLE_AUTOUPDATE=1 timeout 60 "$e2e/node_modules/.bin/opencode" --version 2>/dev/null || true)"
-fi
-if [ "$have" = "$want" ]; then
-	echo "e2e-setup: opencode $have already installed"
+have_oc() {
+	[ -x "$e2e/node_modules/.bin/opencode" ] || return 0
+	OPENCODE_DISABLE_AUTOUPDATE=1 timeout 60 "$e2e/node_modules/.bin/opencode" --version 2>/dev/null || true
+}
+have_ag() {
+	[ -x "$e2e/node_modules/.bin/ast-grep" ] || return 0
+	timeout 60 "$e2e/node_modules/.bin/ast-grep" --version 2>/dev/null || true
+}
+have="$(have_oc)"
+have_ag_v="$(have_ag)"
+if [ "$have" = "$want" ] && [ "$have_ag_v" = "$want_ag" ]; then
+	echo "e2e-setup: opencode $have and $have_ag_v already installed"
 else
-	echo "e2e-setup: installing opencode-ai@$want from e2e/package-lock.json"
+	echo "e2e-setup: installing opencode-ai@$want and @ast-grep/cli (${want_ag#ast-grep }) from e2e/package-lock.json"
 	# `npm ci` would be the natural command, but it insists that every optional
 	# platform package of opencode-ai is in the lock file, and a lock file can
 	# only hold the ones the registry serves. So: `npm install` against the
@@ -40,9 +50,11 @@ else
 		cp "$lock_copy" "$e2e/package-lock.json"
 		die "npm install wanted to change e2e/package-lock.json; refresh it on purpose with npm install in e2e/"
 	fi
-	have="$(OPENCODE_DISABLE_AUTOUPDATE=1 timeout 60 "$e2e/node_modules/.bin/opencode" --version 2>/dev/null || true)"
+	have="$(have_oc)"
 	[ "$have" = "$want" ] || die "installed opencode reports version '$have', want '$want'"
-	echo "e2e-setup: opencode $have installed"
+	have_ag_v="$(have_ag)"
+	[ "$have_ag_v" = "$want_ag" ] || die "e2e/node_modules/.bin/ast-grep --version says '$have_ag_v', want '$want_ag'"
+	echo "e2e-setup: opencode $have and $have_ag_v installed"
 fi
 
 if command -v rg >/dev/null; then
