@@ -6,6 +6,7 @@ import (
 	"github.com/slimgate/slim/hooks/install"
 	"github.com/slimgate/slim/internal/slimerr"
 	"github.com/slimgate/slim/rescue"
+	"github.com/slimgate/slim/search/astgrep"
 	"github.com/slimgate/slim/worktree"
 )
 
@@ -33,6 +34,10 @@ func classify(err error) *slimerr.Error {
 			kind = slimerr.Validation
 		}
 		return &slimerr.Error{Kind: kind, Code: be.Verdict.Code, Message: be.Message, Err: err}
+	}
+	var ae *astgrep.Error
+	if errors.As(err, &ae) {
+		return &slimerr.Error{Kind: astgrepKind(ae.Kind), Code: ae.Code, Message: ae.Message, Err: err}
 	}
 	var ie *install.Error
 	if errors.As(err, &ie) {

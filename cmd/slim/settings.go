@@ -19,6 +19,11 @@ type settings struct {
 	// fast path, which builds no command tree, uses logLevel.
 	logFile  string
 	logLevel string
+	// astGrep is SLIM_AST_GREP: the ast-grep binary to run for slim search
+	// ast and replace ("" means look for one).
+	astGrep string
+	// path is PATH, where external programs (ast-grep, rg) are looked for.
+	path string
 }
 
 // readSettings reads the settings from the environment.
@@ -29,5 +34,7 @@ func readSettings(getenv func(string) string) settings {
 		hookTimeout: getenv("SLIM_HOOK_TIMEOUT_MS"),
 		logFile:     getenv("SLIM_LOG_FILE"),
 		logLevel:    getenv("SLIM_LOG_LEVEL"),
+		astGrep:     getenv("SLIM_AST_GREP"),
+		path:        getenv("PATH"),
 	}
 }
