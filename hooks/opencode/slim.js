@@ -3,7 +3,10 @@
 // The thin OpenCode plugin for slim. It holds no policy of its own: for every
 // tool call it runs `slim hook before` / `slim hook after` once, sends one JSON
 // request on stdin and applies the one JSON response slim prints. Events are
-// forwarded to `slim hook event`.
+// forwarded to `slim hook event`. It also registers two tools, ast_grep_search
+// and ast_grep_replace, which run `slim search ast|replace --json` in the
+// session directory: structural search and a replace that stays inside the
+// worktree and writes every file or none.
 //
 // When slim fails (non-zero exit, bad JSON, timeout, too much output), every
 // tool call passes except apply_patch, which is blocked: a patch slim could
@@ -20,6 +23,7 @@ import { spawn } from "node:child_process";
 import { accessSync, appendFileSync, constants as fsConstants, statSync } from "node:fs";
 import path from "node:path";
 import process from "node:process";
+import { fileURLToPath } from "node:url";
 
 const PROTOCOL = 1;
 const DEFAULT_TIMEOUT_MS = 5000;
@@ -36,6 +40,22 @@ const GROUPS = process.platform !== "win32";
 // One registry per process, shared by every copy of this file (a project copy
 // and a global copy are two modules), so hooks are registered once per directory.
 const REGISTRY_KEY = Symbol.for("slim.opencode.plugin.registry");
+
+// The ast-grep tools: slim stops ast-grep after 300 s and answers, so the
+// plugin waits a little longer than that before it gives up on slim.
+const AST_TIMEOUT_MS = 330000;
+// After an abort slim gets SIGTERM (a replace being written rolls back) and
+// this long to exit before the group is killed.
+const ABORT_GRACE_MS = 5000;
+// Agents that only read: ast_grep_replace is refused for them. The host's
+// own plan agent, its explore subagent, and any named in
+// SLIM_READ_ONLY_AGENTS (comma-separated).
+const READ_ONLY_AGENTS = ["plan", "explore"];
+const AST_LANGUAGES = [
+  "bash", "c", "cpp", "csharp", "css", "elixir", "go", "haskell", "html",
+  "java", "javascript", "json", "kotlin", "lua", "nix", "php", "python",
+  "ruby", "rust", "scala", "solidity", "swift", "tsx", "typescript", "yaml",
+];
 
 // Event types forwarded to `slim hook event`. Streaming events (message parts)
 // fire many times a second and carry nothing slim acts on.
@@ -132,7 +152,10 @@ function killTree(child) {
 // the timer fires, or the output grows past MAX_STDOUT_BYTES, the process
 // group is killed and the promise resolves at once, without waiting for the
 // pipes to close.
-function run(bin, args, input, limitMs) {
+//
+// An abort signal, when given, sends SIGTERM to the group (slim rolls back a
+// write in progress and exits) and kills it ABORT_GRACE_MS later.
+function run(bin, args, input, limitMs, abortSignal) {
   return new Promise((resolve) => {
     let child;
     try {
@@ -161,10 +184,22 @@ function run(bin, args, input, limitMs) {
       error: null,
       ...extra,
     });
+    let abortTimer = null;
+    const onAbort = () => {
+      try {
+        if (GROUPS && child.pid) process.kill(-child.pid, "SIGTERM");
+        else child.kill("SIGTERM");
+      } catch {
+        // already gone
+      }
+      abortTimer = setTimeout(() => killTree(child), ABORT_GRACE_MS);
+    };
     const finish = (r) => {
       if (settled) return;
       settled = true;
       clearTimeout(timer);
+      if (abortTimer) clearTimeout(abortTimer);
+      if (abortSignal) abortSignal.removeEventListener("abort", onAbort);
       resolve(r);
       // Nothing more is read: drop the pipes so a process that outlived the
       // kill cannot keep this one busy.
@@ -210,6 +245,10 @@ function run(bin, args, input, limitMs) {
       setTimeout(() => finish(result({ code, signal })), EXIT_GRACE_MS).unref();
     });
     child.on("close", (code, signal) => finish(result({ code, signal })));
+    if (abortSignal) {
+      if (abortSignal.aborted) onAbort();
+      else abortSignal.addEventListener("abort", onAbort, { once: true });
+    }
     try {
       child.stdin.end(input);
     } catch {
@@ -250,6 +289,83 @@ function replaceInPlace(target, source) {
     if (!Object.prototype.hasOwnProperty.call(source, key)) delete target[key];
   }
   Object.assign(target, source);
+}
+
+
+// ---- the ast-grep tools ----
+
+// stringList reads a tool argument that should be a list of strings; the
+// host validates nothing, so a lone string counts as a list of one.
+function stringList(v, name) {
+  if (v === undefined || v === null) return [];
+  if (typeof v === "string") return v === "" ? [] : [v];
+  if (Array.isArray(v) && v.every((x) => typeof x === "string")) return v.filter((x) => x !== "");
+  throw new Error(`${name} must be a list of strings`);
+}
+
+function requireString(v, name, tool) {
+  if (typeof v !== "string" || v === "") throw new Error(`${tool}: ${name} is required and must be a string`);
+  return v;
+}
+
+function readOnlyAgents() {
+  const extra = (process.env.SLIM_READ_ONLY_AGENTS || "").split(",").map((s) => s.trim()).filter(Boolean);
+  return new Set([...READ_ONLY_AGENTS, ...extra]);
+}
+
+// nodeBins are the node_modules/.bin directories slim may find ast-grep in
+// after PATH: the session directory's, the worktree's, and the one beside
+// this plugin's config directory (.opencode/node_modules/.bin).
+function nodeBins(...dirs) {
+  let here = "";
+  try {
+    here = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..", "node_modules", ".bin");
+  } catch {
+    // not loaded from a file
+  }
+  const out = [];
+  for (const d of [...dirs.filter(Boolean).map((d) => path.join(d, "node_modules", ".bin")), here]) {
+    if (d && !out.includes(d)) out.push(d);
+  }
+  return out;
+}
+
+const SEARCH_DESCRIPTION =
+  "Search code structurally with ast-grep: the pattern is code with metavariables ($NAME matches one node, " +
+  "$$$NAME any number of nodes) and must parse as one complete node of the language, for example " +
+  "`console.log($MSG)`, `def $FUNC($$$ARGS)` or `if err != nil { return $E }`. Matches are listed by file with " +
+  "their line numbers (at most 500). Runs in the session directory.";
+const REPLACE_DESCRIPTION =
+  "Rewrite code structurally with ast-grep: every match of the pattern is replaced by the rewrite, in which the " +
+  "pattern's metavariables stand for what they matched (for example pattern `console.log($MSG)`, rewrite " +
+  "`logger.info($MSG)`). By default (dryRun true) it only shows the changes; with dryRun false it writes them, " +
+  "every file or none, and only inside the worktree. Files keep their line endings.";
+
+function astArgs(withRewrite) {
+  const args = {
+    pattern: { type: "string", description: "The AST pattern, with $VAR and $$$VAR metavariables; it must be a complete node" },
+  };
+  if (withRewrite) args.rewrite = { type: "string", description: "The replacement, using the pattern's metavariables" };
+  args.lang = { type: "string", enum: AST_LANGUAGES, description: "The language of the files to search" };
+  args.paths = { type: "array", items: { type: "string" }, description: 'Files or directories to search, relative to the project (default ["."])' };
+  args.globs = { type: "array", items: { type: "string" }, description: "Globs that include files, or exclude them with a leading !" };
+  if (withRewrite) {
+    args.dryRun = { type: "boolean", description: "Only show the changes (default true); false writes them" };
+  } else {
+    args.context = { type: "number", description: "Lines of context to show around each match" };
+  }
+  return args;
+}
+
+// astSchema is the schema the model sees: only the pattern, the language
+// (and the rewrite) are required; the plain argument shape would make
+// every argument required.
+function astSchema(withRewrite) {
+  return {
+    type: "object",
+    properties: astArgs(withRewrite),
+    required: withRewrite ? ["pattern", "rewrite", "lang"] : ["pattern", "lang"],
+  };
 }
 
 export const SlimPlugin = async (input) => {
@@ -323,7 +439,102 @@ export const SlimPlugin = async (input) => {
     return r.answer;
   };
 
+
+  // runSearch runs one `slim search ast|replace --json` for a tool call and
+  // returns slim's JSON answer, or throws with slim's message.
+  const runSearch = async (tool, sub, args, tctx, extra) => {
+    const dir = (tctx && typeof tctx.directory === "string" && tctx.directory) || directory || process.cwd();
+    const wt = tctx && typeof tctx.worktree === "string" && tctx.worktree !== "/" ? tctx.worktree : "";
+    const argv = ["search", sub, "--json", "--root", dir];
+    argv.push("--pattern", requireString(args.pattern, "pattern", tool));
+    argv.push("--lang", requireString(args.lang, "lang", tool));
+    for (const p of stringList(args.paths, "paths")) argv.push("--paths", p);
+    for (const g of stringList(args.globs, "globs")) argv.push("--globs", g);
+    for (const d of nodeBins(dir, wt)) argv.push("--node-bin", d);
+    argv.push(...extra);
+    const result = await run(bin, argv, "", AST_TIMEOUT_MS, tctx && tctx.abort);
+    if (result.error) throw new Error(`${tool}: slim could not run: ${result.error.message || result.error}`);
+    if (result.timedOut) throw new Error(`${tool}: slim did not answer within ${AST_TIMEOUT_MS / 1000} s and was stopped`);
+    let answer;
+    try {
+      answer = JSON.parse(result.stdout);
+    } catch {
+      const why = result.code === null ? `was stopped (${result.signal})` : `exited with ${result.code}`;
+      throw new Error(`${tool}: slim ${why} without an answer${result.stderr ? ": " + result.stderr.trim().slice(0, 2000) : ""}`);
+    }
+    if (answer && answer.error) throw new Error(answer.error.message || `${tool} failed (${answer.error.code})`);
+    if (!isPlainObject(answer) || typeof answer.output !== "string") throw new Error(`${tool}: slim gave no output`);
+    return answer;
+  };
+
+  const tools = {
+    ast_grep_search: {
+      description: SEARCH_DESCRIPTION,
+      args: astArgs(false),
+      async execute(args, tctx) {
+        args = isPlainObject(args) ? args : {};
+        const extra = [];
+        const n = Number(args.context);
+        if (args.context !== undefined && args.context !== null && Number.isFinite(n) && n > 0) extra.push("--context", String(Math.floor(n)));
+        const answer = await runSearch("ast_grep_search", "ast", args, tctx, extra);
+        return {
+          title: `ast-grep ${args.pattern}`,
+          output: answer.output,
+          metadata: { total: answer.total, files: answer.files, truncated: answer.truncated },
+        };
+      },
+    },
+    ast_grep_replace: {
+      description: REPLACE_DESCRIPTION,
+      args: astArgs(true),
+      async execute(args, tctx) {
+        args = isPlainObject(args) ? args : {};
+        const agent = tctx && typeof tctx.agent === "string" ? tctx.agent : "";
+        if (agent && readOnlyAgents().has(agent)) {
+          throw new Error(`ast_grep_replace is denied for the read-only agent "${agent}": it may search (ast_grep_search) but not change files.`);
+        }
+        if (typeof args.rewrite !== "string") throw new Error("ast_grep_replace: rewrite is required and must be a string");
+        const rewrite = ["--rewrite", args.rewrite];
+        // The host applies no defaults: only an explicit false writes.
+        const dry = await runSearch("ast_grep_replace", "replace", args, tctx, rewrite);
+        const files = Array.isArray(dry.files) ? dry.files : [];
+        if (args.dryRun !== false || files.length === 0) {
+          return { title: `ast-grep replace (dry run) ${args.pattern}`, output: dry.output, metadata: { diff: dry.diff || "", total: dry.total, dryRun: true } };
+        }
+        // The host asks nothing for a plugin tool by itself: ask for the
+        // edit permission, as its own edit tools do, before writing.
+        if (tctx && typeof tctx.ask === "function") {
+          await tctx.ask({
+            permission: "edit",
+            patterns: files.map((f) => f.path),
+            always: ["*"],
+            metadata: { diff: dry.diff || "", files: files.map((f) => f.abs) },
+          });
+        }
+        // Only the approved files may change; if the files moved on in the
+        // meantime slim refuses rather than write something else.
+        const approved = files.flatMap((f) => ["--approved", f.abs]);
+        const applied = await runSearch("ast_grep_replace", "replace", args, tctx, [...rewrite, "--apply", ...approved]);
+        return {
+          title: `ast-grep replace ${args.pattern}`,
+          output: applied.output,
+          metadata: { diff: dry.diff || "", total: applied.total, files: (applied.files || []).map((f) => f.abs), dryRun: false },
+        };
+      },
+    },
+  };
+
   return {
+    tool: tools,
+
+    // The plain argument shape makes every argument required; give the
+    // model the schema in which only the pattern, language and rewrite are.
+    "tool.definition": async (hookInput, output) => {
+      const id = hookInput && hookInput.toolID;
+      if (!output || (id !== "ast_grep_search" && id !== "ast_grep_replace")) return;
+      output.jsonSchema = astSchema(id === "ast_grep_replace");
+    },
+
     "tool.execute.before": async (hookInput, output) => {
       const tool = hookInput && hookInput.tool;
       const callID = hookInput && hookInput.callID;

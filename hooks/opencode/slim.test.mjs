@@ -517,3 +517,211 @@ test("the plugin imports only Node built-ins", () => {
   assert.ok(!/require\(/.test(src), "no require()");
   assert.match(src.split("\n")[0], /^\/\/ slim-managed: /);
 });
+
+// ---- the ast-grep tools ----
+
+// The real ast-grep: SLIM_AST_GREP, else the one scripts/e2e-setup.sh
+// installs. Without one these tests skip, unless SLIM_E2E=require.
+function findAstGrep() {
+  const p = savedEnv.SLIM_AST_GREP || path.join(repoRoot, "e2e", "node_modules", ".bin", "ast-grep");
+  try {
+    execFileSync(p, ["--version"], { stdio: "ignore" });
+    return p;
+  } catch {
+    return "";
+  }
+}
+const astGrep = findAstGrep();
+const needAstGrep = (t) => {
+  if (astGrep) return false;
+  if ((savedEnv.SLIM_E2E || "").toLowerCase() === "require") assert.fail("SLIM_E2E=require: no ast-grep (run scripts/e2e-setup.sh)");
+  t.skip("no ast-grep (run scripts/e2e-setup.sh, or set SLIM_AST_GREP)");
+  return true;
+};
+
+function astProject() {
+  const dir = project();
+  writeFileSync(path.join(dir, "app.py"), 'def main():\n    print("hello")\n');
+  writeFileSync(path.join(dir, "crlf.py"), "def f(x):\r\n    print(x)\r\n");
+  mkdirSync(path.join(dir, "outside-sibling"), { recursive: true });
+  return dir;
+}
+
+function toolCtx(dir, extra = {}) {
+  const asked = [];
+  return {
+    asked,
+    ctx: {
+      sessionID: "ses_ast",
+      messageID: "msg_1",
+      callID: "call_ast",
+      agent: "build",
+      directory: dir,
+      worktree: dir,
+      abort: new AbortController().signal,
+      metadata() {},
+      async ask(req) {
+        asked.push(req);
+      },
+      ...extra,
+    },
+  };
+}
+
+async function astHooks(dir) {
+  process.env.SLIM_BIN = realSlim;
+  process.env.SLIM_AST_GREP = astGrep;
+  return (await loadPlugin())(hostInput(dir));
+}
+
+test("ast tools: registered with their argument schemas; only pattern, lang and rewrite are required", async () => {
+  process.env.SLIM_BIN = realSlim;
+  const hooks = await (await loadPlugin())(hostInput(project()));
+  assert.deepEqual(Object.keys(hooks.tool).sort(), ["ast_grep_replace", "ast_grep_search"]);
+  const search = hooks.tool.ast_grep_search;
+  assert.deepEqual(Object.keys(search.args), ["pattern", "lang", "paths", "globs", "context"]);
+  assert.equal(search.args.lang.enum.length, 25);
+  assert.deepEqual(Object.keys(hooks.tool.ast_grep_replace.args), ["pattern", "rewrite", "lang", "paths", "globs", "dryRun"]);
+  for (const [id, required] of [["ast_grep_search", ["pattern", "lang"]], ["ast_grep_replace", ["pattern", "rewrite", "lang"]]]) {
+    const output = { description: hooks.tool[id].description, parameters: {}, jsonSchema: { required: Object.keys(hooks.tool[id].args) } };
+    await hooks["tool.definition"]({ toolID: id }, output);
+    assert.deepEqual(output.jsonSchema.required, required, id);
+    assert.deepEqual(Object.keys(output.jsonSchema.properties), Object.keys(hooks.tool[id].args));
+  }
+  const other = { jsonSchema: null };
+  await hooks["tool.definition"]({ toolID: "read" }, other);
+  assert.equal(other.jsonSchema, null, "another tool's schema is left alone");
+});
+
+test("ast tools: not registered when slim is missing", async () => {
+  process.env.SLIM_BIN = path.join(work, "does-not-exist");
+  const hooks = await (await loadPlugin())(hostInput(project()));
+  assert.equal(hooks.tool, undefined);
+});
+
+test("ast_grep_search runs in the session directory and returns slim's text", async (t) => {
+  if (needAstGrep(t)) return;
+  const dir = astProject();
+  const hooks = await astHooks(project()); // the plugin's own directory is another one
+  const { ctx } = toolCtx(dir);
+  const r = await hooks.tool.ast_grep_search.execute({ pattern: "print($A)", lang: "python" }, ctx);
+  assert.equal(typeof r.output, "string");
+  assert.match(r.output, /^Found 2 matches in 2 files\n/);
+  assert.match(r.output, /\napp\.py\n {2}2: print\("hello"\)\n/);
+  assert.equal(r.metadata.total, 2);
+  const one = await hooks.tool.ast_grep_search.execute({ pattern: "print($A)", lang: "python", paths: "app.py", context: 1 }, ctx);
+  assert.match(one.output, /^Found 1 match in 1 file\n\napp\.py\n {2}1- def main\(\):\n {2}2: {5}print\("hello"\)\n$/);
+  const none = await hooks.tool.ast_grep_search.execute({ pattern: "def $F($$$A):", lang: "python" }, ctx);
+  assert.match(none.output, /^No matches found\.\nHint: A Python def or class pattern must not end with a colon/);
+  await assert.rejects(hooks.tool.ast_grep_search.execute({ pattern: "x", lang: "klingon" }, ctx), /not one of the languages/);
+  await assert.rejects(hooks.tool.ast_grep_search.execute({ lang: "go" }, ctx), /pattern is required/);
+  await assert.rejects(hooks.tool.ast_grep_search.execute({ pattern: "x", lang: "go", paths: ["nope"] }, ctx), /^Error: Search path does not exist: /);
+});
+
+test("ast_grep_search finds ast-grep in the project's node_modules/.bin", async (t) => {
+  if (needAstGrep(t)) return;
+  const dir = astProject();
+  mkdirSync(path.join(dir, "node_modules", ".bin"), { recursive: true });
+  execFileSync("ln", ["-s", astGrep, path.join(dir, "node_modules", ".bin", "ast-grep")]);
+  process.env.SLIM_BIN = realSlim;
+  delete process.env.SLIM_AST_GREP;
+  process.env.PATH = "/usr/bin:/bin";
+  const hooks = await (await loadPlugin())(hostInput(dir));
+  const r = await hooks.tool.ast_grep_search.execute({ pattern: "print($A)", lang: "python", paths: ["app.py"] }, toolCtx(dir).ctx);
+  assert.match(r.output, /^Found 1 match in 1 file/);
+});
+
+test("ast_grep_replace: a dry run by default, asking nothing and writing nothing", async (t) => {
+  if (needAstGrep(t)) return;
+  const dir = astProject();
+  const hooks = await astHooks(dir);
+  const { ctx, asked } = toolCtx(dir);
+  for (const dryRun of [undefined, true, "false", 0]) {
+    const r = await hooks.tool.ast_grep_replace.execute({ pattern: "print($A)", rewrite: "log($A)", lang: "python", dryRun }, ctx);
+    assert.match(r.output, /^\[dry run\] 2 replacements in 2 files\n/, String(dryRun));
+    assert.match(r.metadata.diff, /^--- a\/app\.py\n/);
+  }
+  assert.equal(asked.length, 0);
+  assert.equal(readFileSync(path.join(dir, "app.py"), "utf8"), 'def main():\n    print("hello")\n');
+});
+
+test("ast_grep_replace with dryRun false asks for the edit permission, then writes every file", async (t) => {
+  if (needAstGrep(t)) return;
+  const dir = astProject();
+  const hooks = await astHooks(dir);
+  const { ctx, asked } = toolCtx(dir);
+  const r = await hooks.tool.ast_grep_replace.execute({ pattern: "print($A)", rewrite: "log($A)", lang: "python", dryRun: false }, ctx);
+  assert.match(r.output, /^\[applied\] 2 replacements in 2 files\n/);
+  assert.equal(asked.length, 1);
+  assert.equal(asked[0].permission, "edit");
+  assert.deepEqual(asked[0].patterns.sort(), ["app.py", "crlf.py"]);
+  assert.match(asked[0].metadata.diff, /\+    log\("hello"\)/);
+  assert.equal(readFileSync(path.join(dir, "app.py"), "utf8"), 'def main():\n    log("hello")\n');
+  assert.equal(readFileSync(path.join(dir, "crlf.py"), "utf8"), "def f(x):\r\n    log(x)\r\n");
+});
+
+test("ast_grep_replace: a refused permission writes nothing", async (t) => {
+  if (needAstGrep(t)) return;
+  const dir = astProject();
+  const hooks = await astHooks(dir);
+  const { ctx } = toolCtx(dir, {
+    async ask() {
+      throw new Error("The user rejected permission to use this specific tool call.");
+    },
+  });
+  await assert.rejects(
+    hooks.tool.ast_grep_replace.execute({ pattern: "print($A)", rewrite: "log($A)", lang: "python", dryRun: false }, ctx),
+    /rejected permission/,
+  );
+  assert.equal(readFileSync(path.join(dir, "app.py"), "utf8"), 'def main():\n    print("hello")\n');
+});
+
+test("ast_grep_replace is denied for read-only agents", async (t) => {
+  if (needAstGrep(t)) return;
+  const dir = astProject();
+  const hooks = await astHooks(dir);
+  process.env.SLIM_READ_ONLY_AGENTS = "reviewer, auditor";
+  for (const agent of ["plan", "explore", "reviewer"]) {
+    const { ctx, asked } = toolCtx(dir, { agent });
+    await assert.rejects(
+      hooks.tool.ast_grep_replace.execute({ pattern: "print($A)", rewrite: "log($A)", lang: "python", dryRun: false }, ctx),
+      new RegExp(`denied for the read-only agent "${agent}"`),
+    );
+    assert.equal(asked.length, 0);
+  }
+  const { ctx } = toolCtx(dir, { agent: "plan" });
+  const r = await hooks.tool.ast_grep_search.execute({ pattern: "print($A)", lang: "python" }, ctx);
+  assert.match(r.output, /^Found 2 matches/, "a read-only agent may still search");
+  assert.equal(readFileSync(path.join(dir, "app.py"), "utf8"), 'def main():\n    print("hello")\n');
+});
+
+test("ast_grep_replace outside the worktree is blocked with slim's message", async (t) => {
+  if (needAstGrep(t)) return;
+  const dir = astProject();
+  const hooks = await astHooks(dir);
+  const { ctx, asked } = toolCtx(dir);
+  await assert.rejects(
+    hooks.tool.ast_grep_replace.execute({ pattern: "print($A)", rewrite: "log($A)", lang: "python", paths: [".."], dryRun: false }, ctx),
+    /^Error: ast_grep_replace blocked: the path "\.\." /,
+  );
+  assert.equal(asked.length, 0);
+});
+
+test("ast tools: an abort sends slim SIGTERM and the call ends", { skip: process.platform === "win32" }, async () => {
+  const marker = path.join(work, "abort.marker");
+  process.env.SLIM_BIN = fakeSlim(
+    "abortable",
+    `if [ "$1" = version ]; then echo '{"version":"t","protocol":1}'; exit 0; fi
+trap 'echo term > "${marker}"; exit 1' TERM
+sleep 30 & wait`,
+  );
+  const hooks = await (await loadPlugin())(hostInput(project()));
+  const ac = new AbortController();
+  const { ctx } = toolCtx(project(), { abort: ac.signal });
+  const t0 = Date.now();
+  const call = hooks.tool.ast_grep_search.execute({ pattern: "x", lang: "go" }, ctx);
+  setTimeout(() => ac.abort(), 300);
+  await assert.rejects(call, /ast_grep_search: slim exited with 1 without an answer/);
+  assert.ok(Date.now() - t0 < 5000, `the aborted call took ${Date.now() - t0} ms`);
+  assert.equal(readFileSync(marker, "utf8").trim(), "term");
+});
