@@ -142,6 +142,9 @@ type project struct {
 	mode    pluginMode
 	slimBin string // SLIM_BIN handed to the host
 	runs    int
+	// permission replaces the host's permission rules when set; by default
+	// everything is allowed.
+	permission map[string]any
 }
 
 var unsafeName = regexp.MustCompile(`[^A-Za-z0-9_.-]+`)
@@ -326,7 +329,7 @@ func (p *project) writeConfig(baseURL string) {
 		"snapshot": false,
 		// Allow everything, so that only slim can stop a call: a missing
 		// block shows up as a written file instead of a host refusal.
-		"permission": map[string]any{"*": "allow"},
+		"permission": p.permissionRules(),
 		"provider": map[string]any{
 			"fake": map[string]any{
 				"npm":     "@ai-sdk/openai-compatible",
@@ -343,6 +346,15 @@ func (p *project) writeConfig(baseURL string) {
 		p.t.Fatal(err)
 	}
 	mustWrite(p.t, filepath.Join(p.dir, "opencode.json"), string(b)+"\n")
+}
+
+// permissionRules are the host's permission rules: everything allowed,
+// unless the test set its own.
+func (p *project) permissionRules() map[string]any {
+	if p.permission != nil {
+		return p.permission
+	}
+	return map[string]any{"*": "allow"}
 }
 
 // toolEvent is one tool_use event of `opencode run --format json`.
