@@ -1,0 +1,68 @@
+package search
+
+import "errors"
+
+// Kind classifies an Error by what the caller can do about it.
+type Kind string
+
+// The kinds of Error.
+const (
+	// Usage: the options are wrong (no pattern, a negative limit).
+	Usage Kind = "usage"
+	// Validation: the pattern or the include glob does not compile.
+	Validation Kind = "validation"
+	// Verification: the search path does not exist, has a file where a
+	// directory must be, or is not a directory where one is needed.
+	Verification Kind = "verification"
+	// Blocked: the search path lies outside the workspace or inside the
+	// git directory.
+	Blocked Kind = "blocked"
+	// Missing: no usable ripgrep binary was found where one was required.
+	Missing Kind = "missing"
+	// Internal: ripgrep failed in a way that is not about the query, or a
+	// file could not be read.
+	Internal Kind = "internal"
+)
+
+// Stable codes of an Error, for machines.
+const (
+	CodeUsage          = "usage"
+	CodeBadPattern     = "bad_pattern"
+	CodeBadGlob        = "bad_glob"
+	CodePathMissing    = "search_path_missing"
+	CodePathInvalid    = "search_path_invalid"
+	CodeNotDirectory   = "not_a_directory"
+	CodeNotSearchable  = "not_searchable"
+	CodeOutside        = "outside_workspace"
+	CodeGitDir         = "git_dir"
+	CodeInvalidPath    = "invalid_path"
+	CodeRgNotInstalled = "rg_not_installed"
+	CodeRgUnusable     = "rg_unusable"
+	CodeRgFailed       = "rg_failed"
+	CodeInternal       = "internal_unexpected"
+)
+
+// Error is every error the package returns. Message is complete: it says
+// what happened and what to do next, and names the tool it comes from.
+type Error struct {
+	Kind    Kind
+	Code    string
+	Message string
+	Err     error
+}
+
+func (e *Error) Error() string { return e.Message }
+
+// Unwrap returns the cause.
+func (e *Error) Unwrap() error { return e.Err }
+
+func newErr(k Kind, code, msg string, cause error) *Error {
+	return &Error{Kind: k, Code: code, Message: msg, Err: cause}
+}
+
+// AsError returns the *Error in err's chain, if any.
+func AsError(err error) (*Error, bool) {
+	var e *Error
+	ok := errors.As(err, &e)
+	return e, ok
+}
