@@ -8,6 +8,7 @@ import (
 	"regexp"
 	"sort"
 	"strings"
+	"sync"
 )
 
 // Query is what both Search and Replace ask ast-grep.
@@ -272,6 +273,10 @@ func interpret(tool string, rr runResult) ([]rawMatch, []string, error) {
 // PatternHints explains the usual reasons a pattern matches nothing.
 func PatternHints(pattern, lang string) []string {
 	p := strings.TrimSpace(pattern)
+	hintOnce.Do(func() {
+		pyDefColon = regexp.MustCompile(`^(async\s+)?(def|class)\b[^\n]*:$`)
+		jsFunction = regexp.MustCompile(`^(export\s+)?(default\s+)?(async\s+)?function\b`)
+	})
 	var out []string
 	switch lang {
 	case "python":
@@ -286,9 +291,11 @@ func PatternHints(pattern, lang string) []string {
 	return out
 }
 
+// The hint patterns are compiled on first use, not when slim starts: the
+// hook runs slim on every tool call and never needs them.
 var (
-	pyDefColon = regexp.MustCompile(`^(async\s+)?(def|class)\b[^\n]*:$`)
-	jsFunction = regexp.MustCompile(`^(export\s+)?(default\s+)?(async\s+)?function\b`)
+	hintOnce               sync.Once
+	pyDefColon, jsFunction *regexp.Regexp
 )
 
 func clip(s string, n int) string {
