@@ -6,6 +6,7 @@ import (
 	"github.com/slimgate/slim/hooks/install"
 	"github.com/slimgate/slim/internal/slimerr"
 	"github.com/slimgate/slim/rescue"
+	"github.com/slimgate/slim/search"
 	"github.com/slimgate/slim/search/astgrep"
 	"github.com/slimgate/slim/worktree"
 )
@@ -39,6 +40,10 @@ func classify(err error) *slimerr.Error {
 	if errors.As(err, &ae) {
 		return &slimerr.Error{Kind: astgrepKind(ae.Kind), Code: ae.Code, Message: ae.Message, Err: err}
 	}
+	var sre *search.Error
+	if errors.As(err, &sre) {
+		return &slimerr.Error{Kind: searchKind(sre.Kind), Code: sre.Code, Message: sre.Message, Err: err}
+	}
 	var ie *install.Error
 	if errors.As(err, &ie) {
 		kind := slimerr.Blocked // a file or link slim will not touch
@@ -60,6 +65,23 @@ func rescueKind(k rescue.Kind) slimerr.Kind {
 	case rescue.Verification:
 		return slimerr.Verification
 	case rescue.Blocked:
+		return slimerr.Blocked
+	}
+	return slimerr.Internal
+}
+
+// searchKind is the CLI kind of a search error kind. A missing ripgrep is
+// not the user's input error: it is internal (exit 1), and its message
+// says how to install it.
+func searchKind(k search.Kind) slimerr.Kind {
+	switch k {
+	case search.Usage:
+		return slimerr.Usage
+	case search.Validation:
+		return slimerr.Validation
+	case search.Verification:
+		return slimerr.Verification
+	case search.Blocked:
 		return slimerr.Blocked
 	}
 	return slimerr.Internal

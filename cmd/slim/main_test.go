@@ -2,6 +2,7 @@ package main
 
 import (
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -49,6 +50,18 @@ func TestScripts(t *testing.T) {
 			env.Setenv("HOME", env.WorkDir+"/home")
 			env.Setenv("XDG_CONFIG_HOME", env.WorkDir+"/home/.config")
 			env.Setenv(exitFileEnv, filepath.Join(env.WorkDir, ".slim-exit"))
+			// The directory that holds the slim command alone, for scripts
+			// that run slim with a PATH without the other programs
+			// (env PATH=$SLIM_TEST_BIN), and the real rg, if any.
+			for _, d := range filepath.SplitList(env.Getenv("PATH")) {
+				if _, err := os.Stat(filepath.Join(d, "slim")); err == nil && d != "" {
+					env.Setenv("SLIM_TEST_BIN", d)
+					break
+				}
+			}
+			if rg, err := exec.LookPath("rg"); err == nil {
+				env.Setenv("SLIM_TEST_RG", rg)
+			}
 			return nil
 		},
 		Cmds: map[string]func(ts *testscript.TestScript, neg bool, args []string){

@@ -1,5 +1,7 @@
 package main
 
+import "path/filepath"
+
 // settings are the SLIM_* environment variables the commands act on, read
 // once when slim starts. The library packages read none of them: each
 // reaches them as an option. (The state directory, SLIM_STATE_DIR, is
@@ -24,6 +26,14 @@ type settings struct {
 	astGrep string
 	// path is PATH, where external programs (ast-grep, rg) are looked for.
 	path string
+	// rg is SLIM_RG: the ripgrep binary slim search grep and glob (and
+	// slim doctor) use instead of looking for one.
+	rg string
+	// openCodeBin is the bin directory of OpenCode's data directory,
+	// $XDG_DATA_HOME/opencode/bin or ~/.local/share/opencode/bin, where
+	// OpenCode keeps the rg it downloads; slim only reads it. "" when
+	// neither variable is set.
+	openCodeBin string
 }
 
 // readSettings reads the settings from the environment.
@@ -36,5 +46,22 @@ func readSettings(getenv func(string) string) settings {
 		logLevel:    getenv("SLIM_LOG_LEVEL"),
 		astGrep:     getenv("SLIM_AST_GREP"),
 		path:        getenv("PATH"),
+		rg:          getenv("SLIM_RG"),
+		openCodeBin: openCodeBinDir(getenv),
 	}
+}
+
+// openCodeBinDir is where OpenCode keeps the programs it downloads: the
+// bin folder of its data directory under $XDG_DATA_HOME, else under
+// ~/.local/share.
+func openCodeBinDir(getenv func(string) string) string {
+	base := getenv("XDG_DATA_HOME")
+	if base == "" {
+		home := getenv("HOME")
+		if home == "" {
+			return ""
+		}
+		base = filepath.Join(home, ".local", "share")
+	}
+	return filepath.Join(base, "opencode", "bin")
 }
