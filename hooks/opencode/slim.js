@@ -502,15 +502,17 @@ export const SlimPlugin = async (input) => {
           return { title: `ast-grep replace (dry run) ${args.pattern}`, output: dry.output, metadata: { diff: dry.diff || "", total: dry.total, dryRun: true } };
         }
         // The host asks nothing for a plugin tool by itself: ask for the
-        // edit permission, as its own edit tools do, before writing.
-        if (tctx && typeof tctx.ask === "function") {
-          await tctx.ask({
-            permission: "edit",
-            patterns: files.map((f) => f.path),
-            always: ["*"],
-            metadata: { diff: dry.diff || "", files: files.map((f) => f.abs) },
-          });
+        // edit permission, as its own edit tools do, before writing. A host
+        // that cannot be asked gets no write.
+        if (!tctx || typeof tctx.ask !== "function") {
+          throw new Error("ast_grep_replace: this host offers no way to ask for the edit permission, so nothing was written.");
         }
+        await tctx.ask({
+          permission: "edit",
+          patterns: files.map((f) => f.path),
+          always: ["*"],
+          metadata: { diff: dry.diff || "", files: files.map((f) => f.abs) },
+        });
         // Only the approved files may change; if the files moved on in the
         // meantime slim refuses rather than write something else.
         const approved = files.flatMap((f) => ["--approved", f.abs]);

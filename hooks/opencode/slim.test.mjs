@@ -674,6 +674,12 @@ test("ast_grep_replace: a refused permission writes nothing", async (t) => {
     /rejected permission/,
   );
   assert.equal(readFileSync(path.join(dir, "app.py"), "utf8"), 'def main():\n    print("hello")\n');
+  const { ctx: noAsk } = toolCtx(dir, { ask: undefined });
+  await assert.rejects(
+    hooks.tool.ast_grep_replace.execute({ pattern: "print($A)", rewrite: "log($A)", lang: "python", dryRun: false }, noAsk),
+    /no way to ask for the edit permission/,
+  );
+  assert.equal(readFileSync(path.join(dir, "app.py"), "utf8"), 'def main():\n    print("hello")\n');
 });
 
 test("ast_grep_replace is denied for read-only agents", async (t) => {
