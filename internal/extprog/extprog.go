@@ -109,11 +109,15 @@ func (b *Bounded) String() string {
 
 // Version runs `path args...` (typically --version) with a timeout and
 // returns the first non-empty line of its stdout, or of its stderr when
-// stdout is empty. At most 64 KiB of each stream is read.
-func Version(ctx context.Context, path string, args []string, timeout time.Duration) (string, error) {
+// stdout is empty. At most 64 KiB of each stream is read. extraEnv
+// ("NAME=value" entries) is added to the environment the program inherits.
+func Version(ctx context.Context, path string, args []string, timeout time.Duration, extraEnv ...string) (string, error) {
 	ctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
 	cmd := Command(ctx, path, args, "")
+	if len(extraEnv) > 0 {
+		cmd.Env = append(cmd.Environ(), extraEnv...)
+	}
 	stdout := &Bounded{Max: 64 << 10}
 	stderr := &Bounded{Max: 64 << 10}
 	cmd.Stdout, cmd.Stderr = stdout, stderr
