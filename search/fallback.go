@@ -23,7 +23,8 @@ import (
 // beside ignoreStack, hidden files searched unless NoHidden, the .git
 // directory never, symbolic links not followed, a file whose block of
 // bytes holds a NUL byte treated as binary (the search of that file stops
-// there, and a file with one in its first block is skipped), a UTF-8 byte
+// there, and a file with one in its first block is skipped; a file given
+// as the search path is searched whole), a UTF-8 byte
 // order mark removed and UTF-16 files with a byte order mark transcoded.
 // Globs follow ripgrep's --glob: without a slash a glob matches a name at
 // any depth, with one it is anchored at the search directory, "!" excludes,
@@ -205,7 +206,7 @@ func fallbackGrep(ctx context.Context, o GrepOptions) (*GrepResult, error) {
 	w := &walker{ctx: ctx, root: o.Target.Dir, ov: ov, noHidden: o.NoHidden}
 	search := func(path string) {
 		var found []Match
-		err := searchFile(path, re, func(line int, text []byte) {
+		err := searchFile(path, re, o.Target.File == "", func(line int, text []byte) {
 			found = append(found, Match{Path: path, Line: line, Text: previewBytes(text)})
 		})
 		if err != nil {
@@ -284,8 +285,10 @@ var (
 
 // searchFile reports each line of path that re matches (1-based line
 // number, the line without its terminator). It reads the file a block at a
-// time and stops at the first block that holds a NUL byte.
-func searchFile(path string, re *regexp.Regexp, emit func(line int, text []byte)) error {
+// time and, with binaryStop, stops at the first block that holds a NUL
+// byte; a file named as the search path is searched whole, as ripgrep
+// searches a file it is given explicitly.
+func searchFile(path string, re *regexp.Regexp, binaryStop bool, emit func(line int, text []byte)) error {
 	f, err := os.Open(path)
 	if err != nil {
 		return err
@@ -316,7 +319,7 @@ func searchFile(path string, re *regexp.Regexp, emit func(line int, text []byte)
 	line := 1
 	fresh := buf // the bytes read last, where a NUL means binary
 	for {
-		if bytes.IndexByte(fresh, 0) >= 0 {
+		if binaryStop && bytes.IndexByte(fresh, 0) >= 0 {
 			return nil
 		}
 		end := len(buf)

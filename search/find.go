@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"path/filepath"
 	"runtime"
+	"strings"
 
 	"github.com/slimgate/slim/internal/extprog"
 )
@@ -24,8 +25,8 @@ type Ripgrep struct {
 
 // FindOptions say where FindRipgrep looks, in its order.
 type FindOptions struct {
-	// Explicit is a binary the user named; when set, it must be usable and
-	// nothing else is tried. ExplicitFrom names where it came from in
+	// Explicit is a binary the user named, a path or a name looked up on
+	// PathList; when set, it must be usable and nothing else is tried. ExplicitFrom names where it came from in
 	// messages (for example "SLIM_RG").
 	Explicit     string
 	ExplicitFrom string
@@ -48,11 +49,20 @@ func FindRipgrep(o FindOptions) (Ripgrep, error) {
 		if from == "" {
 			from = "the configured ripgrep binary"
 		}
-		if err := extprog.Executable(o.Explicit); err != nil {
+		p := o.Explicit
+		if !strings.ContainsAny(p, `/\`) {
+			// A bare name is looked up on PATH.
+			found, err := extprog.Look(p, o.PathList)
+			if err != nil {
+				return Ripgrep{}, newErr(Missing, CodeRgUnusable,
+					fmt.Sprintf("ripgrep cannot be run: %s names %s, which is not on PATH. Give a path to an rg binary, or unset it to use the rg on PATH", from, p), err)
+			}
+			p = found
+		} else if err := extprog.Executable(p); err != nil {
 			return Ripgrep{}, newErr(Missing, CodeRgUnusable,
-				fmt.Sprintf("ripgrep cannot be run: %s names %s, which is not an executable file (%v). Point it at an rg binary, or unset it to use the rg on PATH", from, o.Explicit, err), err)
+				fmt.Sprintf("ripgrep cannot be run: %s names %s, which is not an executable file (%v). Point it at an rg binary, or unset it to use the rg on PATH", from, p, err), err)
 		}
-		return Ripgrep{Path: o.Explicit, Source: SourceExplicit}, nil
+		return Ripgrep{Path: p, Source: SourceExplicit}, nil
 	}
 	if p, err := extprog.Look("rg", o.PathList); err == nil {
 		return Ripgrep{Path: p, Source: SourcePath}, nil

@@ -32,6 +32,8 @@ func TestFindRipgrepOrder(t *testing.T) {
 		{"the explicit binary wins", FindOptions{Explicit: explicit, PathList: pathDir, OpenCodeBin: ocDir}, explicit, SourceExplicit, ""},
 		{"then rg on PATH", FindOptions{PathList: pathDir, OpenCodeBin: ocDir}, onPath, SourcePath, ""},
 		{"then OpenCode's downloaded copy", FindOptions{PathList: other, OpenCodeBin: ocDir}, inOpenCode, SourceOpenCode, ""},
+		{"an explicit name is looked up on PATH", FindOptions{Explicit: "rg", PathList: pathDir, OpenCodeBin: ocDir}, onPath, SourceExplicit, ""},
+		{"an explicit name not on PATH is an error", FindOptions{Explicit: "my-rg", PathList: pathDir}, "", "", CodeRgUnusable},
 		{"an explicit binary that is missing is an error, not a fallback to PATH", FindOptions{Explicit: filepath.Join(other, "nope"), ExplicitFrom: "SLIM_RG", PathList: pathDir}, "", "", CodeRgUnusable},
 		{"nothing found", FindOptions{PathList: other, OpenCodeBin: filepath.Join(other, "none")}, "", "", CodeRgNotInstalled},
 	}
@@ -104,6 +106,24 @@ func TestGrepOfOneFileSearchesItEvenWhenIgnored(t *testing.T) {
 			t.Fatal(err)
 		}
 		if res.Total != 1 || res.Matches[0].Path != filepath.Join(root, "server.log") {
+			t.Fatalf("%s: %+v", res.Engine, res)
+		}
+	}
+}
+
+func TestGrepOfOneBinaryFileSearchesItWhole(t *testing.T) {
+	rg := needRg(t)
+	root := polyglotTree(t)
+	tg, err := ResolveTarget("grep", "binary.bin", TargetOptions{Directory: root})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, r := range []*Ripgrep{rg, nil} {
+		res, err := Grep(context.Background(), GrepOptions{Pattern: "needle", Target: tg, Ripgrep: r})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if res.Total != 1 || res.Matches[0].Line != 1 {
 			t.Fatalf("%s: %+v", res.Engine, res)
 		}
 	}

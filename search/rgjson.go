@@ -4,7 +4,6 @@ import (
 	"bufio"
 	"bytes"
 	"encoding/base64"
-	"encoding/json"
 	"errors"
 	"io"
 	"strconv"
@@ -138,36 +137,6 @@ type rgEvent struct {
 // maxPreview is the most characters of a matching line shown.
 const maxPreview = 2000
 
-// rgText is rg's form of possibly non-UTF-8 data: {"text": "..."} for
-// valid UTF-8, {"bytes": "<base64>"} otherwise.
-type rgText struct {
-	Text  *string `json:"text"`
-	Bytes *string `json:"bytes"`
-}
-
-func (t rgText) String() string {
-	switch {
-	case t.Text != nil:
-		return *t.Text
-	case t.Bytes != nil:
-		b, err := base64.StdEncoding.DecodeString(*t.Bytes)
-		if err != nil {
-			return ""
-		}
-		return string(b)
-	}
-	return ""
-}
-
-type rgMessage struct {
-	Type string `json:"type"`
-	Data struct {
-		Path       rgText `json:"path"`
-		Lines      rgText `json:"lines"`
-		LineNumber int    `json:"line_number"`
-	} `json:"data"`
-}
-
 var errBadRecord = errors.New("not a ripgrep JSON record")
 
 // recordType returns the type of a record from its first bytes, without
@@ -185,36 +154,29 @@ func recordType(head []byte) string {
 	return string(rest[:end])
 }
 
-// parseRecord decodes a record. A cut record (only match records are long
-// enough to be cut) is read from its head and tail.
+// parseRecord decodes a record. It reads the fields it needs straight
+// from the bytes rather than decoding the whole object: rg writes "type"
+// first, then "data" with "path" before "lines" and "line_number", and
+// since a quote inside a JSON string is always escaped, the first
+// `"path":`, `"lines":` and `"line_number":` in a record are the fields
+// themselves. A cut record is read the same way, its line number from
+// the bytes past its head.
 func parseRecord(rec rgRecord) (rgEvent, error) {
-	if !rec.cut {
-		var m rgMessage
-		if err := json.Unmarshal(rec.head, &m); err != nil {
-			return rgEvent{}, errBadRecord
-		}
-		if m.Type == "" {
-			return rgEvent{}, errBadRecord
-		}
-		ev := rgEvent{Type: m.Type, Path: m.Data.Path.String(), Line: m.Data.LineNumber}
-		if m.Type == "match" {
-			ev.Text = preview(m.Data.Lines.String())
-		}
-		return ev, nil
-	}
 	typ := recordType(rec.head)
 	if typ == "" {
 		return rgEvent{}, errBadRecord
 	}
 	ev := rgEvent{Type: typ}
-	var ok bool
-	if ev.Path, _, ok = textField(rec.head, `"path":`, maxRecord); !ok {
+	if typ != "begin" && typ != "match" && typ != "end" && typ != "context" {
+		return ev, nil // summary and the like: nothing slim uses
+	}
+	var ok, complete bool
+	if ev.Path, complete, ok = textField(rec.head, `"path":`, maxRecord); !ok || !complete {
 		return rgEvent{}, errBadRecord
 	}
 	if typ != "match" {
 		return ev, nil
 	}
-	// The line number follows the text, so it is usually past the head.
 	line, ok := numberAfter(rec.head, lineNumberKey)
 	if !ok {
 		line = rec.line
@@ -223,7 +185,12 @@ func parseRecord(rec rgRecord) (rgEvent, error) {
 		return rgEvent{}, errBadRecord
 	}
 	ev.Line = line
-	text, complete, _ := textField(rec.head, `"lines":`, maxPreview+1)
+	// Two characters more than are shown, so that a line of exactly
+	// maxPreview characters and its CRLF still ends inside the limit.
+	text, complete, ok := textField(rec.head, `"lines":`, maxPreview+2)
+	if !ok {
+		return rgEvent{}, errBadRecord
+	}
 	if complete {
 		ev.Text = preview(text)
 	} else {
@@ -321,13 +288,14 @@ func jsonStringPrefix(b []byte, max int) (string, bool) {
 	var out []byte
 	n := 0
 	for i := 0; i < len(b); {
+		c := b[i]
+		if c == '"' {
+			return string(out), true
+		}
 		if n >= max {
 			return string(out), false
 		}
-		c := b[i]
 		switch {
-		case c == '"':
-			return string(out), true
 		case c == '\\':
 			if i+1 >= len(b) {
 				return string(out), false

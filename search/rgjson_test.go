@@ -147,6 +147,25 @@ func FuzzParseRecord(f *testing.F) {
 		if whole.Path != path || whole.Line != line {
 			t.Fatalf("whole record gave %q:%d, want %q:%d", whole.Path, whole.Line, path, line)
 		}
+		// The same record through encoding/json, the reference decoder.
+		var ref struct {
+			Data struct {
+				Lines struct {
+					Text  *string `json:"text"`
+					Bytes []byte  `json:"bytes"`
+				} `json:"lines"`
+			} `json:"data"`
+		}
+		if err := json.Unmarshal([]byte(rec), &ref); err != nil {
+			t.Fatal(err)
+		}
+		refText := string(ref.Data.Lines.Bytes)
+		if ref.Data.Lines.Text != nil {
+			refText = *ref.Data.Lines.Text
+		}
+		if want := preview(refText); whole.Text != want {
+			t.Fatalf("preview %q, encoding/json gives %q", whole.Text, want)
+		}
 		// A record as long as the longest ever cut, with a long tail of
 		// submatches after the line number, read one byte at a time.
 		long := strings.Replace(rec, `"submatches":[`, `"submatches":[`+strings.Repeat(`{"match":{"text":"x"},"start":0,"end":1},`, 200), 1)
@@ -154,7 +173,7 @@ func FuzzParseRecord(f *testing.F) {
 			pad := strings.Repeat(" ", maxRecord-len(long)+(cut%4096+4096)%4096+1)
 			long = strings.Replace(long, `,"line_number"`, pad+`,"line_number"`, 1)
 		}
-		part, err := parseRecord(readCut(t, long, 1+(cut%997+997)%997))
+		part, err := parseRecord(readCut(t, long, 61+(cut%997+997)%997))
 		if err != nil {
 			t.Fatalf("cut record of %d bytes: %v", len(long), err)
 		}
