@@ -7,9 +7,11 @@ import (
 	"syscall"
 )
 
-// setGroup makes the child the leader of a new process group.
+// setGroup makes the child the leader of a new process group, and on
+// Linux asks the kernel to kill it should slim die first (setDeathSignal).
 func setGroup(cmd *exec.Cmd) {
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	setDeathSignal(cmd.SysProcAttr)
 }
 
 // killGroup kills the child's whole process group.
