@@ -1,9 +1,10 @@
-// Package search holds slim's code-search support. This file is the
-// grep/glob path pre-check that `slim hook before` runs: it resolves the
-// search path exactly as the host will, re-anchors a stale absolute path on
-// the workspace, and blocks a search whose path does not exist (or has a
-// file where a directory must be) before the host's ripgrep run turns that
-// into a silent wrong-scope search or an opaque failure.
+// This file is the grep/glob path pre-check that `slim hook before` runs:
+// it resolves the search path exactly as the host will, re-anchors a stale
+// absolute path on the workspace, and blocks a search whose path does not
+// exist (or has a file where a directory must be) before the host's
+// ripgrep run turns that into a silent wrong-scope search or an opaque
+// failure.
+
 package search
 
 import (
