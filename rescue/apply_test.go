@@ -313,7 +313,7 @@ func resolved(t *testing.T, dir, body string) (*world, *resolution) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	tree, err := openTree(g, false)
+	tree, err := g.OpenTree()
 	if err != nil {
 		t.Fatal(err)
 	}

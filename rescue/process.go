@@ -5,10 +5,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"io/fs"
 	"os"
 	"path/filepath"
-	"strings"
 	"syscall"
 
 	"github.com/slimgate/slim/internal/safefs"
@@ -76,29 +74,15 @@ func process(input []byte, opts Options) (*Result, error) {
 			return res, internalErr(err, "cannot resolve the session directory: %v", err)
 		}
 	}
-	// One resolver feeds the guard: the worktree (unless the host named
-	// it) and the git dir and common dir, which stay refused for writes even
-	// when the session directory lies inside them (a root in .git, a bare
-	// repository, GIT_DIR elsewhere).
-	gopts := worktree.Options{AllowNested: opts.AllowNested, Flavor: opts.Flavor}
-	wt := opts.Worktree
-	if opts.NoWorktree {
-		wt = ""
-	}
-	if info, err := worktree.Resolve(dir); err == nil {
-		if wt == "" && !opts.NoWorktree {
-			wt = info.Worktree
-		}
-		gopts.GitDir, gopts.CommonDir = info.GitDir, info.CommonDir
-	}
-	g, err := worktree.NewGuard(dir, wt, gopts)
+	// One resolver feeds the guard the worktree and the git dirs.
+	g, err := worktree.NewSessionGuard(dir, opts.Worktree, opts.NoWorktree, worktree.Options{AllowNested: opts.AllowNested, Flavor: opts.Flavor})
 	if err != nil {
 		return res, internalErr(err, "cannot resolve the session directory: %v", err)
 	}
 	// The top is opened once, before the first check, and must be the
 	// directory the guard resolved; every read and write below it goes
 	// through this handle.
-	tree, err := openTree(g, gopts.AllowNested)
+	tree, err := g.OpenTree()
 	if err != nil {
 		fe := new(safefs.Error)
 		switch {
@@ -247,22 +231,6 @@ func budget(ctx context.Context) error {
 	}
 	return &Error{Kind: Internal, Code: CodeInternal, Err: err,
 		Message: internalPrefix + "interrupted before anything was written"}
-}
-
-// openTree opens the guard's top as a safefs tree that refuses the git
-// dirs and, unless allowed, nested repositories below the session.
-func openTree(g *worktree.Guard, allowNested bool) (*safefs.Tree, error) {
-	var deny []fs.FileInfo
-	for _, d := range g.GitDirs() {
-		if fi, err := os.Stat(d); err == nil {
-			deny = append(deny, fi)
-		}
-	}
-	session := ""
-	if rel, err := filepath.Rel(g.Top(), g.Directory()); err == nil && rel != ".." && !strings.HasPrefix(rel, ".."+string(filepath.Separator)) {
-		session = rel
-	}
-	return safefs.Open(g.Top(), g.TopInfo(), safefs.Options{Deny: deny, AllowNested: allowNested, Session: session})
 }
 
 // reportRepairs appends the repairs rs to dst, in the shape of the Result.

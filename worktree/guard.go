@@ -12,6 +12,7 @@ import (
 	"unicode/utf16"
 	"unicode/utf8"
 
+	"github.com/slimgate/slim/internal/safefs"
 	"github.com/slimgate/slim/worktree/hostpath"
 )
 
@@ -570,4 +571,42 @@ func (g *Guard) BlockError(tool string, v Verdict) error {
 		msg = fmt.Sprintf("%s blocked: patch contains path outside workspace root: %s", tool, target)
 	}
 	return &BlockedError{Verdict: v, Message: msg}
+}
+
+// NewSessionGuard is the guard of a session in directory, fed by one
+// resolver: worktree.Resolve finds the worktree (unless the caller names
+// one, or says with noWorktree that there is none) and the git dir and
+// common dir, which stay refused for writes even when the directory lies
+// inside them (a root in .git, a bare repository, GIT_DIR elsewhere).
+// opts.GitDir and opts.CommonDir are ignored: the resolver sets them.
+func NewSessionGuard(directory, worktree string, noWorktree bool, opts Options) (*Guard, error) {
+	if noWorktree {
+		worktree = ""
+	}
+	opts.GitDir, opts.CommonDir = "", ""
+	if info, err := Resolve(directory); err == nil {
+		if worktree == "" && !noWorktree {
+			worktree = info.Worktree
+		}
+		opts.GitDir, opts.CommonDir = info.GitDir, info.CommonDir
+	}
+	return NewGuard(directory, worktree, opts)
+}
+
+// OpenTree opens Top once for reads and writes through directory handles
+// (see internal/safefs): the opened directory must be the one NewGuard
+// resolved, the git dirs are refused by identity, and so are nested
+// repositories below the session directory unless AllowNested.
+func (g *Guard) OpenTree() (*safefs.Tree, error) {
+	var deny []fs.FileInfo
+	for _, d := range g.gitDirs {
+		if fi, err := os.Stat(d); err == nil {
+			deny = append(deny, fi)
+		}
+	}
+	session := ""
+	if rel, err := filepath.Rel(g.top, g.dir); err == nil && rel != ".." && !strings.HasPrefix(rel, ".."+string(filepath.Separator)) {
+		session = rel
+	}
+	return safefs.Open(g.top, g.TopInfo(), safefs.Options{Deny: deny, AllowNested: g.opts.AllowNested, Session: session})
 }

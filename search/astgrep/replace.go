@@ -6,7 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
-	"os"
 	"path/filepath"
 	"sort"
 	"strings"
@@ -114,7 +113,7 @@ func Replace(ctx context.Context, opts ReplaceOptions) (*ReplaceResult, error) {
 	if err := q.checkPaths("ast_grep_replace"); err != nil {
 		return nil, err
 	}
-	tree, err := openTree(g, opts.AllowNested)
+	tree, err := openTree(g)
 	if err != nil {
 		return nil, err
 	}
@@ -194,13 +193,7 @@ func Replace(ctx context.Context, opts ReplaceOptions) (*ReplaceResult, error) {
 // worktree and git dirs come from resolving dir, and the git dirs stay
 // refused for writes.
 func newGuard(dir string, allowNested bool) (*worktree.Guard, error) {
-	gopts := worktree.Options{AllowNested: allowNested}
-	wt := ""
-	if info, err := worktree.Resolve(dir); err == nil {
-		wt = info.Worktree
-		gopts.GitDir, gopts.CommonDir = info.GitDir, info.CommonDir
-	}
-	g, err := worktree.NewGuard(dir, wt, gopts)
+	g, err := worktree.NewSessionGuard(dir, "", false, worktree.Options{AllowNested: allowNested})
 	if err != nil {
 		return nil, newErr(Usage, CodeUsage, fmt.Sprintf("ast_grep_replace: cannot use %s as the project directory: %v", dir, err), err)
 	}
@@ -209,18 +202,8 @@ func newGuard(dir string, allowNested bool) (*worktree.Guard, error) {
 
 // openTree opens the guard's top once, as the check saw it, refusing the
 // git dirs and (unless allowed) nested repositories below the session.
-func openTree(g *worktree.Guard, allowNested bool) (*safefs.Tree, error) {
-	var deny []fs.FileInfo
-	for _, d := range g.GitDirs() {
-		if fi, err := os.Stat(d); err == nil {
-			deny = append(deny, fi)
-		}
-	}
-	session := ""
-	if rel, err := filepath.Rel(g.Top(), g.Directory()); err == nil && rel != ".." && !strings.HasPrefix(rel, ".."+string(filepath.Separator)) {
-		session = rel
-	}
-	t, err := safefs.Open(g.Top(), g.TopInfo(), safefs.Options{Deny: deny, AllowNested: allowNested, Session: session})
+func openTree(g *worktree.Guard) (*safefs.Tree, error) {
+	t, err := g.OpenTree()
 	if err != nil {
 		var fe *safefs.Error
 		switch {
