@@ -26,7 +26,7 @@ func classify(err error) *slimerr.Error {
 	}
 	var re *rescue.Error
 	if errors.As(err, &re) {
-		return &slimerr.Error{Kind: rescueKind(re.Kind), Code: re.Code, Message: re.Message, Err: err}
+		return &slimerr.Error{Kind: cliKind(re.Kind), Code: re.Code, Message: re.Message, Err: err}
 	}
 	var be *worktree.BlockedError
 	if errors.As(err, &be) {
@@ -38,11 +38,11 @@ func classify(err error) *slimerr.Error {
 	}
 	var ae *astgrep.Error
 	if errors.As(err, &ae) {
-		return &slimerr.Error{Kind: astgrepKind(ae.Kind), Code: ae.Code, Message: ae.Message, Err: err}
+		return &slimerr.Error{Kind: cliKind(ae.Kind), Code: ae.Code, Message: ae.Message, Err: err}
 	}
 	var sre *search.Error
 	if errors.As(err, &sre) {
-		return &slimerr.Error{Kind: searchKind(sre.Kind), Code: sre.Code, Message: sre.Message, Err: err}
+		return &slimerr.Error{Kind: cliKind(sre.Kind), Code: sre.Code, Message: sre.Message, Err: err}
 	}
 	var ie *install.Error
 	if errors.As(err, &ie) {
@@ -55,34 +55,16 @@ func classify(err error) *slimerr.Error {
 	return &slimerr.Error{Kind: slimerr.Internal, Code: slimerr.CodeInternal, Message: err.Error(), Err: err}
 }
 
-// rescueKind is the CLI kind of a rescue error kind.
-func rescueKind(k rescue.Kind) slimerr.Kind {
-	switch k {
-	case rescue.Usage:
-		return slimerr.Usage
-	case rescue.Validation:
-		return slimerr.Validation
-	case rescue.Verification:
-		return slimerr.Verification
-	case rescue.Blocked:
-		return slimerr.Blocked
-	}
-	return slimerr.Internal
-}
-
-// searchKind is the CLI kind of a search error kind. A missing ripgrep is
-// not the user's input error: it is internal (exit 1), and its message
-// says how to install it.
-func searchKind(k search.Kind) slimerr.Kind {
-	switch k {
-	case search.Usage:
-		return slimerr.Usage
-	case search.Validation:
-		return slimerr.Validation
-	case search.Verification:
-		return slimerr.Verification
-	case search.Blocked:
-		return slimerr.Blocked
+// cliKind is the CLI kind of a library error kind. The libraries spell the
+// kinds they share with the CLI the same way (usage, validation,
+// verification, blocked; TestLibraryKindsMapToExitCodes pins it); any other
+// kind (internal, or a missing external program, which is a fault of the
+// machine and not of the input) is internal, exit 1, and its message says
+// how to install what is missing.
+func cliKind[K ~string](k K) slimerr.Kind {
+	switch kk := slimerr.Kind(k); kk {
+	case slimerr.Usage, slimerr.Validation, slimerr.Verification, slimerr.Blocked:
+		return kk
 	}
 	return slimerr.Internal
 }

@@ -196,19 +196,3 @@ func astQuery(e *env, c *cli.Context) (*astgrep.Binary, astgrep.Query, error) {
 	q.Binary = bin.Path
 	return &bin, q, nil
 }
-
-// astgrepKind is the CLI kind of an astgrep error kind. A missing binary is
-// a fault of the machine, not of the input: exit 1, with the install hint.
-func astgrepKind(k astgrep.Kind) slimerr.Kind {
-	switch k {
-	case astgrep.Usage:
-		return slimerr.Usage
-	case astgrep.Validation:
-		return slimerr.Validation
-	case astgrep.Verification:
-		return slimerr.Verification
-	case astgrep.Blocked:
-		return slimerr.Blocked
-	}
-	return slimerr.Internal
-}
