@@ -88,6 +88,11 @@ func (w *world) apply(ctx context.Context, r *resolution, beforeStep func(int)) 
 	var we *safefs.WriteError
 	var fe *safefs.Error
 	switch {
+	case errors.As(err, &we) && len(we.Incomplete) > 0:
+		// Whatever stopped the patch, what the model must hear first is
+		// that not every file is as it was.
+		return internalErr(err, "could not write %s: %v; the rollback was incomplete, so these files are not as they were: %s",
+			name(we.Rel), we.Err, strings.Join(we.Incomplete, "; "))
 	case errors.As(err, &ce):
 		switch ce.What {
 		case "appeared":
@@ -97,21 +102,13 @@ func (w *world) apply(ctx context.Context, r *resolution, beforeStep func(int)) 
 		}
 		return verifyErr("File changed since it was read: %s", name(ce.Rel))
 	case errors.As(err, &we):
-		restored := "every file was restored"
-		if len(we.Incomplete) > 0 {
-			restored = "the rollback was incomplete: " + strings.Join(we.Incomplete, "; ")
-		}
 		if ctxErr := ctx.Err(); ctxErr != nil && errors.Is(we.Err, ctxErr) {
-			return internalErr(err, "interrupted before %s was written; %s", name(we.Rel), restored)
+			return internalErr(err, "interrupted before %s was written; every file was restored", name(we.Rel))
 		}
 		if errors.As(we.Err, &fe) {
-			inner := w.treeErr(name(we.Rel), fe)
-			if len(we.Incomplete) == 0 {
-				return inner
-			}
-			return internalErr(err, "%s; %s", message(inner), restored)
+			return w.treeErr(name(we.Rel), fe)
 		}
-		return internalErr(err, "could not write %s: %v; %s", name(we.Rel), we.Err, restored)
+		return internalErr(err, "could not write %s: %v; every file was restored", name(we.Rel), we.Err)
 	case errors.As(err, &fe):
 		return w.treeErr(name(fe.Rel), fe)
 	}

@@ -221,7 +221,7 @@ func (w *world) treeErr(physical string, err error) error {
 			Message: "apply_patch blocked: patch contains path inside nested worktree " + at + ": " + physical}
 	}
 	return &Error{Kind: Blocked, Code: CodePathChanged, Err: err,
-		Message: fmt.Sprintf("apply_patch blocked: %s %s after slim checked it, so the check no longer holds for %s; nothing was written", at, fe.Reason, physical)}
+		Message: fmt.Sprintf("apply_patch blocked: %s, on the way to %s, changed after slim checked it (it %s), so slim did not write through it; no file was changed", at, physical, fe.Reason)}
 }
 
 // tooLarge refuses a target above the size limit before reading it whole.

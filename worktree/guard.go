@@ -233,7 +233,7 @@ func (g *Guard) Check(target string) Verdict {
 	}
 	if res.last != nil && res.last.Mode().IsRegular() {
 		if n := linkCount(res.last); n > 1 {
-			v.Warnings = append(v.Warnings, fmt.Sprintf("%s has %d hard links: its data is shared with %d other path(s), possibly outside the area, and a write in place changes them too", v.Physical, n, n-1))
+			v.Warnings = append(v.Warnings, fmt.Sprintf("%s has %d hard links: its data is shared with %d other path(s), possibly outside the area; a write in place changes them too, while slim's own writes replace this name and leave the other links with the old bytes", v.Physical, n, n-1))
 		}
 	}
 	return v

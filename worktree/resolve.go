@@ -365,9 +365,17 @@ func firstLine(b []byte) string {
 	return strings.TrimSpace(string(b))
 }
 
-// readSmall reads at most maxDotGitSize bytes of a regular file.
+// readSmall reads at most maxDotGitSize bytes of a regular file. It looks
+// before it opens and opens without blocking, so a named pipe planted as
+// `.git` (next to the worktree or in a parent directory) cannot hang the
+// resolver.
 func readSmall(p string) ([]byte, error) {
-	f, err := os.Open(p)
+	if st, err := os.Stat(p); err != nil {
+		return nil, err
+	} else if !st.Mode().IsRegular() {
+		return nil, fmt.Errorf("%s is not a regular file", p)
+	}
+	f, err := os.OpenFile(p, os.O_RDONLY|openNoBlock, 0)
 	if err != nil {
 		return nil, err
 	}

@@ -200,6 +200,9 @@ func (t *txn) do(s *step) error {
 		return &ConflictError{Rel: s.c.Rel, What: "disappeared"}
 	}
 	s.dir, s.missing = d, missing
+	if err := t.tree.Verify(s.dir); err != nil {
+		return err
+	}
 	for _, name := range s.missing {
 		nd, err := t.tree.Mkdir(s.dir, name, 0o777)
 		if err != nil {
@@ -236,10 +239,13 @@ func (t *txn) do(s *step) error {
 			s.dir.root.Remove(tmp)
 		}
 	}()
-	if err := t.tree.Verify(s.dir); err != nil {
+	// The compare-and-swap reads the whole file, so it runs first: the last
+	// check of the chain of parents comes right before the link and the
+	// rename.
+	if err := s.cas(); err != nil {
 		return err
 	}
-	if err := s.cas(); err != nil {
+	if err := t.tree.Verify(s.dir); err != nil {
 		return err
 	}
 	if s.c.Old != nil {
@@ -274,7 +280,15 @@ func (s *step) like() *File {
 // owner and full mode of like (when set), synced, and returns its name.
 func (t *txn) writeTemp(d *Dir, base string, data []byte, like *File) (string, error) {
 	tmp := siblingName(base, "tmp")
-	f, err := d.root.OpenFile(tmp, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o666)
+	// A file that replaces another gets its owner and mode before any byte
+	// is written, and is private until then, so the new content of a
+	// private file is never readable by others, not even for a moment. A
+	// new file gets 0666 less the umask, as any new file does.
+	perm := fs.FileMode(0o666)
+	if like != nil {
+		perm = 0o600
+	}
+	f, err := d.root.OpenFile(tmp, os.O_WRONLY|os.O_CREATE|os.O_EXCL, perm)
 	if err != nil {
 		return "", err
 	}
@@ -285,13 +299,19 @@ func (t *txn) writeTemp(d *Dir, base string, data []byte, like *File) (string, e
 			d.root.Remove(tmp)
 		}
 	}()
-	if _, err := f.Write(data); err != nil {
-		return "", err
-	}
 	if like != nil {
 		if err := keepOwner(f, like.Info); err != nil {
 			return "", fmt.Errorf("cannot keep the owner of %s: %w", join(d.rel, base), err)
 		}
+		if err := f.Chmod(fullMode(like.Info)); err != nil {
+			return "", err
+		}
+	}
+	if _, err := f.Write(data); err != nil {
+		return "", err
+	}
+	if like != nil && fullMode(like.Info)&(fs.ModeSetuid|fs.ModeSetgid) != 0 {
+		// A write by an unprivileged process clears set-id bits.
 		if err := f.Chmod(fullMode(like.Info)); err != nil {
 			return "", err
 		}
@@ -316,7 +336,7 @@ func fullMode(fi fs.FileInfo) fs.FileMode {
 func (t *txn) rollback() []string {
 	var issues []string
 	note := func(rel string, err error) {
-		if err != nil && !errors.Is(err, fs.ErrNotExist) {
+		if err != nil {
 			issues = append(issues, fmt.Sprintf("%s: %v", rel, err))
 		}
 	}
@@ -325,11 +345,14 @@ func (t *txn) rollback() []string {
 		switch {
 		case s.aside != "":
 			// The old inode goes back under its name, replacing the new file
-			// (or filling the gap a removal left).
+			// (or filling the gap a removal left). A kept inode that is gone
+			// is a file not restored.
 			note(s.c.Rel, s.dir.root.Rename(s.aside, s.base))
 		case s.c.Old != nil:
 			// No second link could be made (a file system without hard
 			// links): write the old bytes back with the old owner and mode.
+			// The file is then a new inode, detached from any other links,
+			// which the caller is told.
 			tmp, err := t.writeTemp(s.dir, s.base, s.c.Old.Data, s.c.Old)
 			if err == nil {
 				err = s.dir.root.Rename(tmp, s.base)
@@ -337,14 +360,22 @@ func (t *txn) rollback() []string {
 					s.dir.root.Remove(tmp)
 				}
 			}
+			if err == nil {
+				err = errors.New("its bytes, owner and mode were restored, but as a new inode (no second link could be kept), so other hard links to it no longer share it")
+			}
 			note(s.c.Rel, err)
 		default:
-			note(s.c.Rel, s.dir.root.Remove(s.base))
+			// A file this transaction created: already gone is fine.
+			if err := s.dir.root.Remove(s.base); err != nil && !errors.Is(err, fs.ErrNotExist) {
+				note(s.c.Rel, err)
+			}
 		}
 	}
 	for i := len(t.created) - 1; i >= 0; i-- {
 		d := t.created[i]
-		note(d.rel, d.parent.root.Remove(d.name))
+		if err := d.parent.root.Remove(d.name); err != nil && !errors.Is(err, fs.ErrNotExist) {
+			note(d.rel, err)
+		}
 		t.tree.forget(d)
 	}
 	t.sync()

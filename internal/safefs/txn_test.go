@@ -125,3 +125,35 @@ func TestApplyRefusesAFileThatAppeared(t *testing.T) {
 		t.Fatalf("x = %q", b)
 	}
 }
+
+// A rollback that cannot put a file back says so: the kept old inode
+// removed by someone during the transaction makes the error list the file
+// instead of claiming every file was restored.
+func TestRollbackThatCannotRestoreSaysSo(t *testing.T) {
+	dir := mkTree(t, map[string]string{"a": "a", "b": "b"})
+	tree, err := Open(dir, nil, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer tree.Close()
+	changes := []Change{
+		{Rel: "a", Data: []byte("A"), Old: readFile(t, tree, "a")},
+		{Rel: "b", Data: []byte("B"), Old: readFile(t, tree, "b")},
+	}
+	err = tree.Apply(changes, ApplyOptions{BeforeStep: func(i int) {
+		if i != 1 {
+			return
+		}
+		ents, _ := os.ReadDir(dir)
+		for _, e := range ents {
+			if strings.HasSuffix(e.Name(), ".orig") {
+				os.Remove(filepath.Join(dir, e.Name()))
+			}
+		}
+		os.WriteFile(filepath.Join(dir, "b"), []byte("theirs"), 0o644)
+	}})
+	var we *WriteError
+	if !errors.As(err, &we) || len(we.Incomplete) == 0 || !strings.Contains(err.Error(), "the rollback was incomplete") {
+		t.Fatalf("got %v", err)
+	}
+}

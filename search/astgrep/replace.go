@@ -371,7 +371,7 @@ func treeErr(g *worktree.Guard, abs string, err error) error {
 	case safefs.NotDir:
 		return changedErr(abs, "changed (a directory on its way is now a file)")
 	}
-	return newErr(Blocked, CodePathChanged, fmt.Sprintf("ast_grep_replace blocked: %s %s after slim checked it, so the check no longer holds for %s; nothing was written", at, fe.Reason, abs), err)
+	return newErr(Blocked, CodePathChanged, fmt.Sprintf("ast_grep_replace blocked: %s, on the way to %s, changed after slim checked it (it %s), so slim did not write through it; no file was changed", at, abs, fe.Reason), err)
 }
 
 // span is one replacement as byte offsets into the file.
@@ -499,6 +499,10 @@ func apply(ctx context.Context, t *safefs.Tree, g *worktree.Guard, changes []saf
 	var we *safefs.WriteError
 	var fe *safefs.Error
 	switch {
+	case errors.As(err, &we) && len(we.Incomplete) > 0:
+		// Whatever stopped the replace, the caller must hear first that
+		// not every file is as it was.
+		return newErr(Internal, CodeInternal, fmt.Sprintf("ast_grep_replace: could not write %s: %v; the rollback was incomplete, so these files are not as they were: %s", name(we.Rel), we.Err, strings.Join(we.Incomplete, "; ")), err)
 	case errors.As(err, &ce):
 		return changedErr(name(ce.Rel), ce.What)
 	case errors.As(err, &we):

@@ -1,0 +1,5 @@
+//go:build !unix
+
+package worktree
+
+const openNoBlock = 0
