@@ -128,14 +128,8 @@ func (d *Dispatcher) before(ctx context.Context, req *protocol.Request) protocol
 			d.Log.Info().Str("kind", string(kind)).Str("code", code).Msg("apply_patch refused")
 			return block(msg, []string{"apply_patch: " + string(kind)})
 		}
-		// A target named by two hunks gives its warning twice; one note is
-		// enough.
-		seen := map[string]bool{}
 		for _, w := range res.Warnings {
-			if !seen[w] {
-				seen[w] = true
-				notes = append(notes, "apply_patch: warning: "+w)
-			}
+			notes = append(notes, "apply_patch: warning: "+w)
 		}
 		switch res.Decision {
 		case rescue.DecisionRewrite:

@@ -318,7 +318,7 @@ func resolved(t *testing.T, dir, body string) (*world, *resolution) {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { tree.Close() })
-	w := newWorld(dir, 0, g, tree, MaxFileSize)
+	w := newWorld(context.Background(), dir, 0, g, tree)
 	r, _, err := w.resolve(p)
 	if err != nil {
 		t.Fatal(err)

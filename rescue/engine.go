@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -65,8 +64,7 @@ type world struct {
 	guard  *worktree.Guard
 	// tree is the top of the allowed area, opened once before the first
 	// check; every file below it is read and written through its handles.
-	tree    *safefs.Tree
-	maxFile int64 // the largest target file read
+	tree *safefs.Tree
 	// ctx bounds the work; resolution checks it between hunks and chunks.
 	ctx      context.Context
 	verdicts map[string]worktree.Verdict
@@ -83,8 +81,8 @@ type world struct {
 	views map[*fileText]*match.FileView
 }
 
-func newWorld(dir string, flavor hostpath.Flavor, g *worktree.Guard, tree *safefs.Tree, maxFile int64) *world {
-	return &world{dir: dir, flavor: flavor, guard: g, tree: tree, maxFile: maxFile, ctx: context.Background(), verdicts: map[string]worktree.Verdict{}, snaps: map[string]*snapshot{}, ids: map[string]string{},
+func newWorld(ctx context.Context, dir string, flavor hostpath.Flavor, g *worktree.Guard, tree *safefs.Tree) *world {
+	return &world{dir: dir, flavor: flavor, guard: g, tree: tree, ctx: ctx, verdicts: map[string]worktree.Verdict{}, snaps: map[string]*snapshot{}, ids: map[string]string{},
 		keyVerdicts: map[string]worktree.Verdict{}, views: map[*fileText]*match.FileView{}}
 }
 
@@ -161,7 +159,7 @@ func (w *world) snapTree(s *snapshot, rel string) error {
 		s.other, s.info = true, lst
 		return nil
 	}
-	data, fi, err := d.ReadRegular(base, lst, w.maxFile)
+	data, fi, err := d.ReadRegular(base, lst, MaxFileSize)
 	if err != nil {
 		return w.treeErr(s.physical, err)
 	}
@@ -174,20 +172,9 @@ func (w *world) snapPath(s *snapshot) error {
 	fi, err := os.Stat(s.physical)
 	switch {
 	case err == nil && fi.Mode().IsRegular():
-		if fi.Size() > w.maxFile {
-			return tooLarge(s.physical, w.maxFile)
-		}
-		f, err := os.Open(s.physical)
+		data, fi, err := safefs.ReadPath(s.physical, MaxFileSize)
 		if err != nil {
-			return internalErr(err, "Failed to read file for patch verification: %s", s.physical)
-		}
-		defer f.Close()
-		data, err := io.ReadAll(io.LimitReader(f, w.maxFile+1))
-		if err != nil {
-			return internalErr(err, "Failed to read file for patch verification: %s", s.physical)
-		}
-		if int64(len(data)) > w.maxFile {
-			return tooLarge(s.physical, w.maxFile)
+			return w.treeErr(s.physical, err)
 		}
 		s.exists, s.info, s.data = true, fi, data
 	case err == nil:
@@ -212,7 +199,7 @@ func (w *world) treeErr(physical string, err error) error {
 	case safefs.NotDir:
 		return verifyErr("Cannot create %s: %s is a file, not a directory", physical, at)
 	case safefs.TooLarge:
-		return tooLarge(physical, w.maxFile)
+		return tooLarge(physical, MaxFileSize)
 	case safefs.Denied:
 		return &Error{Kind: Blocked, Code: CodeGitDir, Err: err,
 			Message: "apply_patch blocked: patch writes inside the git directory: " + physical}

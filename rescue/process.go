@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"syscall"
 
 	"github.com/slimgate/slim/internal/safefs"
@@ -100,7 +101,7 @@ func process(input []byte, opts Options) (*Result, error) {
 	if tree != nil {
 		defer tree.Close()
 	}
-	w := newWorld(dir, opts.Flavor, g, tree, MaxFileSize)
+	w := newWorld(ctx, dir, opts.Flavor, g, tree)
 
 	// Containment of every target, before any file is read. The first
 	// refused target ends the check, unless passthrough may still apply.
@@ -122,7 +123,12 @@ check:
 					break check
 				}
 			}
-			res.Warnings = append(res.Warnings, v.Warnings...)
+			for _, warn := range v.Warnings {
+				// A target named by two hunks gives its warning once.
+				if !slices.Contains(res.Warnings, warn) {
+					res.Warnings = append(res.Warnings, warn)
+				}
+			}
 		}
 	}
 	if len(bad) > 0 {
@@ -146,7 +152,6 @@ check:
 	if opts.afterCheck != nil {
 		opts.afterCheck()
 	}
-	w.ctx = ctx
 
 	r, err := w.partial(p)
 	res.Repairs = reportRepairs(res.Repairs, r.repairs)

@@ -310,6 +310,25 @@ func (d *Dir) ReadRegular(name string, lst fs.FileInfo, limit int64) ([]byte, fs
 	return data, fi, nil
 }
 
+// ReadPath reads the regular file at path the way ReadRegular does (no
+// link followed at its last component, no blocking on a FIFO, nothing read
+// above limit), for a file outside any Tree. A path that is not a regular
+// file gives an *Error with Reason NotRegular.
+func ReadPath(path string, limit int64) ([]byte, fs.FileInfo, error) {
+	r, err := os.OpenRoot(filepath.Dir(path))
+	if err != nil {
+		return nil, nil, err
+	}
+	defer r.Close()
+	base := filepath.Base(path)
+	lst, err := r.Lstat(base)
+	if err != nil {
+		return nil, nil, err
+	}
+	d := &Dir{rel: filepath.Dir(path), root: r}
+	return d.ReadRegular(base, lst, limit)
+}
+
 // SameContent reports whether the regular file name in d (whose Lstat is
 // lst) holds exactly want, reading it in blocks instead of whole.
 func (d *Dir) SameContent(name string, lst fs.FileInfo, want []byte) (bool, error) {
