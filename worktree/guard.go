@@ -148,8 +148,6 @@ func (g *Guard) Directory() string { return g.dir }
 // Worktree is the physical worktree top level, "" when there is none.
 func (g *Guard) Worktree() string { return g.wt }
 
-// GitDirs are the physical git dir and common dir that writes may not enter.
-func (g *Guard) GitDirs() []string { return append([]string(nil), g.gitDirs...) }
 
 // RelToTop returns v's physical path relative to Top, for os.Root
 // operations opened at Top. It fails for a verdict that is not inside, or
