@@ -71,12 +71,15 @@ func Executable(path string) error {
 func Command(ctx context.Context, path string, args []string, dir string) *exec.Cmd {
 	cmd := exec.CommandContext(ctx, path, args...)
 	cmd.Dir = dir
-	cmd.Stdin = nil
 	setGroup(cmd)
-	cmd.Cancel = func() error { return killGroup(cmd) }
+	cmd.Cancel = func() error { return KillGroup(cmd) }
 	cmd.WaitDelay = time.Second
 	return cmd
 }
+
+// KillGroup kills the process group of a started command from Command
+// (on Unix: the child and everything it forked; elsewhere the child).
+func KillGroup(cmd *exec.Cmd) error { return killGroup(cmd) }
 
 // Bounded is an io.Writer that keeps the first Max bytes written to it and
 // counts (but drops) the rest, so a chatty child cannot fill memory.

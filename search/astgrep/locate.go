@@ -1,11 +1,9 @@
 package astgrep
 
 import (
-	"bytes"
 	"context"
 	"fmt"
-	"os"
-	"os/exec"
+	"github.com/slimgate/slim/internal/extprog"
 	"path/filepath"
 	"runtime"
 	"sort"
@@ -56,17 +54,17 @@ func Locate(opts LocateOptions) (Binary, error) {
 	if opts.Explicit != "" {
 		p := opts.Explicit
 		if !strings.ContainsRune(p, filepath.Separator) && !strings.ContainsRune(p, '/') {
-			if found := lookPath(p, opts.Path); found != "" {
+			if found, err := extprog.Look(p, opts.Path); err == nil {
 				p = found
 			}
 		}
-		if !isExecutable(p) {
+		if extprog.Executable(p) != nil {
 			return Binary{}, newErr(Missing, CodeNotInstalled,
 				fmt.Sprintf("ast-grep not found: SLIM_AST_GREP names %s, which is not an executable file; fix the variable or unset it, or %s", opts.Explicit, InstallHint), nil)
 		}
 		return Binary{Path: p, Source: "SLIM_AST_GREP"}, nil
 	}
-	if p := lookPath(exeName("ast-grep"), opts.Path); p != "" {
+	if p, err := extprog.Look("ast-grep", opts.Path); err == nil {
 		return Binary{Path: p, Source: "PATH"}, nil
 	}
 	for _, dir := range opts.NodeBins {
@@ -74,26 +72,17 @@ func Locate(opts LocateOptions) (Binary, error) {
 			continue
 		}
 		for _, p := range nodeCandidates(dir) {
-			if isExecutable(p) {
+			if extprog.Executable(p) == nil {
 				return Binary{Path: p, Source: "node_modules"}, nil
 			}
 		}
 	}
-	if p := lookPath(exeName("sg"), opts.Path); p != "" {
+	if p, err := extprog.Look("sg", opts.Path); err == nil {
 		if v, ok := probeVersion(p, opts.VersionTimeout); ok {
 			return Binary{Path: p, Version: v, Source: "sg on PATH"}, nil
 		}
 	}
 	return Binary{}, newErr(Missing, CodeNotInstalled, "ast-grep not found: slim runs the ast-grep binary for structural search and replace; "+InstallHint, nil)
-}
-
-// Version runs `bin --version` (bounded) and returns its first line.
-func Version(bin string, timeout time.Duration) (string, error) {
-	v, ok := probeVersion(bin, timeout)
-	if !ok {
-		return v, fmt.Errorf("%s --version did not say it is ast-grep (got %q)", bin, v)
-	}
-	return v, nil
 }
 
 // nodeCandidates are the binaries to try in a node_modules/.bin directory:
@@ -106,44 +95,14 @@ func nodeCandidates(dir string) []string {
 	return append(out, pkgs...)
 }
 
-// probeVersion runs bin --version with stdin closed and a timeout, and
-// reports its first output line and whether that names ast-grep.
+// probeVersion runs bin --version (bounded, stdin closed, with a timeout)
+// and reports its first output line and whether that names ast-grep.
 func probeVersion(bin string, timeout time.Duration) (string, bool) {
 	if timeout <= 0 {
 		timeout = DefaultVersionTimeout
 	}
-	ctx, cancel := context.WithTimeout(context.Background(), timeout)
-	defer cancel()
-	cmd := exec.CommandContext(ctx, bin, "--version")
-	var out limitedBuffer
-	out.limit = 4096
-	cmd.Stdout = &out
-	cmd.Stderr = &out
-	cmd.WaitDelay = time.Second
-	if err := cmd.Run(); err != nil && out.Len() == 0 {
-		return "", false
-	}
-	line, _, _ := strings.Cut(strings.TrimSpace(out.String()), "\n")
-	line = strings.TrimSpace(line)
-	return line, strings.HasPrefix(line, "ast-grep")
-}
-
-// lookPath finds name in the directories of path, the way a shell would,
-// without reading the environment. It returns "" when there is none.
-func lookPath(name, path string) string {
-	for _, dir := range filepath.SplitList(path) {
-		if dir == "" {
-			continue // an empty entry would mean the working directory
-		}
-		if !filepath.IsAbs(dir) {
-			continue
-		}
-		p := filepath.Join(dir, name)
-		if isExecutable(p) {
-			return p
-		}
-	}
-	return ""
+	line, err := extprog.Version(context.Background(), bin, []string{"--version"}, timeout)
+	return line, err == nil && strings.HasPrefix(line, "ast-grep")
 }
 
 func exeName(base string) string {
@@ -151,36 +110,4 @@ func exeName(base string) string {
 		return base + ".exe"
 	}
 	return base
-}
-
-func isExecutable(p string) bool {
-	fi, err := os.Stat(p)
-	if err != nil || !fi.Mode().IsRegular() {
-		return false
-	}
-	if runtime.GOOS == "windows" {
-		return true
-	}
-	return fi.Mode().Perm()&0o111 != 0
-}
-
-// limitedBuffer keeps the first limit bytes written to it and drops the
-// rest, counting them.
-type limitedBuffer struct {
-	bytes.Buffer
-	limit   int
-	dropped int64
-}
-
-func (b *limitedBuffer) Write(p []byte) (int, error) {
-	room := b.limit - b.Buffer.Len()
-	if room < 0 {
-		room = 0
-	}
-	if len(p) > room {
-		b.dropped += int64(len(p) - room)
-		b.Buffer.Write(p[:room])
-		return len(p), nil
-	}
-	return b.Buffer.Write(p)
 }

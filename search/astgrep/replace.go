@@ -185,7 +185,7 @@ func Replace(ctx context.Context, opts ReplaceOptions) (*ReplaceResult, error) {
 		}
 		res.Applied = true
 	}
-	res.Output = FormatReplace(res, opts.Apply, lim)
+	res.Output = FormatReplace(res, lim)
 	return res, nil
 }
 
@@ -506,17 +506,14 @@ func apply(ctx context.Context, t *safefs.Tree, g *worktree.Guard, changes []saf
 	case errors.As(err, &ce):
 		return changedErr(name(ce.Rel), ce.What)
 	case errors.As(err, &we):
-		restored := "every file was restored"
-		if len(we.Incomplete) > 0 {
-			restored = "the rollback was incomplete: " + strings.Join(we.Incomplete, "; ")
-		}
+		// The rollback was complete: the case above took the others.
 		if cerr := ctx.Err(); cerr != nil && errors.Is(we.Err, cerr) {
-			return newErr(Internal, CodeInterrupted, fmt.Sprintf("ast_grep_replace: interrupted before %s was written; %s", name(we.Rel), restored), err)
+			return newErr(Internal, CodeInterrupted, fmt.Sprintf("ast_grep_replace: interrupted before %s was written; every file was restored", name(we.Rel)), err)
 		}
-		if errors.As(we.Err, &fe) && len(we.Incomplete) == 0 {
+		if errors.As(we.Err, &fe) {
 			return treeErr(g, name(we.Rel), fe)
 		}
-		return newErr(Internal, CodeInternal, fmt.Sprintf("ast_grep_replace: could not write %s: %v; %s", name(we.Rel), we.Err, restored), err)
+		return newErr(Internal, CodeInternal, fmt.Sprintf("ast_grep_replace: could not write %s: %v; every file was restored", name(we.Rel), we.Err), err)
 	case errors.As(err, &fe):
 		return treeErr(g, name(fe.Rel), fe)
 	}

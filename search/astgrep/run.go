@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"github.com/slimgate/slim/internal/extprog"
 	"os/exec"
 	"strings"
 	"sync"
@@ -60,11 +61,10 @@ type runResult struct {
 // cap is reached or ctx ends.
 func runTool(ctx context.Context, bin, dir string, args []string, env []string, lim Limits) runResult {
 	var res runResult
-	cmd := exec.Command(bin, args...)
-	cmd.Dir = dir
+	// The limits below kill the group themselves, so the command's own
+	// context never ends.
+	cmd := extprog.Command(context.Background(), bin, args, dir)
 	cmd.Env = env
-	cmd.Stdin = nil
-	setGroup(cmd)
 
 	var (
 		mu      sync.Mutex
@@ -78,10 +78,10 @@ func runTool(ctx context.Context, bin, dir string, args []string, env []string, 
 		}
 		stopped = true
 		*flag = true
-		killGroup(cmd)
+		extprog.KillGroup(cmd)
 	}
 	out := &capWriter{limit: lim.MaxOutput, full: func() { stop(&res.outputCut) }}
-	errBuf := &limitedBuffer{limit: maxStderr}
+	errBuf := &extprog.Bounded{Max: maxStderr}
 	cmd.Stdout = out
 	cmd.Stderr = errBuf
 	cmd.WaitDelay = 2 * time.Second
@@ -105,7 +105,7 @@ func runTool(ctx context.Context, bin, dir string, args []string, env []string, 
 	// Anything ast-grep left behind in its group goes too.
 	if !stopped {
 		stopped = true
-		killGroup(cmd)
+		extprog.KillGroup(cmd)
 	}
 	mu.Unlock()
 	res.stdout = out.buf.Bytes()

@@ -105,7 +105,7 @@ func oneLine(s string, width int) string {
 // applied) with the count, then per file each change as an "original →
 // replacement" pair, each side cut to 60 characters, and for a dry run
 // how to apply it.
-func FormatReplace(res *ReplaceResult, apply bool, lim Limits) string {
+func FormatReplace(res *ReplaceResult, lim Limits) string {
 	lim = lim.withDefaults()
 	var b strings.Builder
 	tag := "[dry run]"

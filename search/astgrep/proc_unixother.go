@@ -1,7 +1,0 @@
-//go:build unix && !linux
-
-package astgrep
-
-import "syscall"
-
-func setParentDeath(*syscall.SysProcAttr) {}
