@@ -192,17 +192,9 @@ func doSearch(e *env, a searchArgs, tool string, out *searchJSON) error {
 	if st, err := os.Stat(abs); err != nil || !st.IsDir() {
 		return usageErr("--root %s is not a directory", root)
 	}
-	info, err := worktree.Resolve(abs)
-	if err != nil {
-		return usageErr("--root: %v", err)
-	}
-	guard, err := worktree.NewGuard(abs, info.Worktree, worktree.Options{
-		// Reading a nested worktree or submodule is harmless, and a search
-		// of the whole project descends into it anyway.
-		AllowNested: true,
-		GitDir:      info.GitDir,
-		CommonDir:   info.CommonDir,
-	})
+	// Reading a nested worktree or submodule is harmless, and a search of
+	// the whole project descends into it anyway.
+	guard, err := worktree.NewSessionGuard(abs, "", false, worktree.Options{AllowNested: true})
 	if err != nil {
 		return slimerr.Wrap(slimerr.Internal, slimerr.CodeInternal, err)
 	}
@@ -252,7 +244,7 @@ func doSearch(e *env, a searchArgs, tool string, out *searchJSON) error {
 	}
 	var (
 		text  string
-		info2 search.RunInfo
+		ri search.RunInfo
 	)
 	switch tool {
 	case "grep":
@@ -263,7 +255,7 @@ func doSearch(e *env, a searchArgs, tool string, out *searchJSON) error {
 		if err != nil {
 			return interrupted(ctx, err)
 		}
-		text, info2 = res.Text(), res.RunInfo
+		text, ri = res.Text(), res.RunInfo
 		out.Total, out.Matches = res.Total, res.Matches
 	default:
 		res, err := search.Glob(ctx, search.GlobOptions{
@@ -273,11 +265,11 @@ func doSearch(e *env, a searchArgs, tool string, out *searchJSON) error {
 		if err != nil {
 			return interrupted(ctx, err)
 		}
-		text, info2 = res.Text(), res.RunInfo
+		text, ri = res.Text(), res.RunInfo
 		out.Total, out.Files = res.Total, res.Files
 	}
-	out.Engine, out.FallbackReason = info2.Engine, info2.FallbackReason
-	out.Truncated, out.TimedOut, out.Partial = info2.Truncated, info2.TimedOut, info2.Partial
+	out.Engine, out.FallbackReason = ri.Engine, ri.FallbackReason
+	out.Truncated, out.TimedOut, out.Partial = ri.Truncated, ri.TimedOut, ri.Partial
 	out.Output = text
 	return nil
 }
