@@ -217,14 +217,16 @@ func TestPatternsAreNeverInterpretedByAShell(t *testing.T) {
 	rg := needRg(t)
 	root := t.TempDir()
 	writeTree(t, root, map[string]string{"a.txt": "$(touch pwned) `x` ; | & >\n"})
-	res, err := Grep(context.Background(), GrepOptions{Pattern: "$(touch pwned)", Target: dirTarget(t, root), Ripgrep: rg})
+	res, err := Grep(context.Background(), GrepOptions{Pattern: `\$\(touch pwned\)`, Target: dirTarget(t, root), Ripgrep: rg})
 	if err != nil {
 		t.Fatal(err)
 	}
 	if _, err := os.Stat(filepath.Join(root, "pwned")); err == nil {
 		t.Fatal("a shell ran the pattern")
 	}
-	_ = res
+	if res.Total != 1 {
+		t.Fatalf("the shell syntax, searched for as text, matched %d lines, want 1", res.Total)
+	}
 	res, err = Grep(context.Background(), GrepOptions{Pattern: "-e", Target: dirTarget(t, root), Ripgrep: rg})
 	if err != nil || res.Total != 0 {
 		t.Fatalf("a pattern that looks like a flag: %+v %v", res, err)

@@ -22,6 +22,9 @@ func repo(t *testing.T, files map[string]string) string {
 		t.Fatal(err)
 	}
 	if out, err := exec.Command("git", "init", "-q", dir).CombinedOutput(); err != nil {
+		if os.Getenv("SLIM_E2E") == "require" {
+			t.Fatalf("git init: %v %s", err, out)
+		}
 		t.Skipf("git init: %v %s", err, out)
 	}
 	for rel, content := range files {
