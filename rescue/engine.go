@@ -134,36 +134,19 @@ func (w *world) snap(v worktree.Verdict) (*snapshot, error) {
 
 // snapTree fills s from the file rel below the top.
 func (w *world) snapTree(s *snapshot, rel string) error {
-	dirRel, base := filepath.Split(rel)
-	d, missing, err := w.tree.Walk(filepath.Clean(dirRel))
+	f, other, err := w.tree.ReadFile(rel, MaxFileSize)
 	if fe := new(safefs.Error); errors.As(err, &fe) && fe.Reason == safefs.NotDir {
 		s.parentFile = filepath.Join(w.guard.Top(), fe.Rel)
 		return nil
 	}
-	if err != nil {
-		return w.treeErr(s.physical, err)
-	}
-	if len(missing) > 0 || base == "" {
-		return nil
-	}
-	lst, err := d.Root().Lstat(base)
 	switch {
-	case errors.Is(err, fs.ErrNotExist):
-		return nil
 	case err != nil:
-		return internalErr(err, "Failed to stat file for patch verification: %s", s.physical)
-	case lst.Mode()&fs.ModeSymlink != 0:
-		// The check resolved every link, so a link here is new.
-		return w.treeErr(s.physical, &safefs.Error{Rel: rel, Reason: safefs.Link})
-	case !lst.Mode().IsRegular():
-		s.other, s.info = true, lst
-		return nil
-	}
-	data, fi, err := d.ReadRegular(base, lst, MaxFileSize)
-	if err != nil {
 		return w.treeErr(s.physical, err)
+	case other != nil:
+		s.other, s.info = true, other
+	case f != nil:
+		s.exists, s.data, s.info = true, f.Data, f.Info
 	}
-	s.exists, s.data, s.info = true, data, fi
 	return nil
 }
 

@@ -310,6 +310,38 @@ func (d *Dir) ReadRegular(name string, lst fs.FileInfo, limit int64) ([]byte, fs
 	return data, fi, nil
 }
 
+// ReadFile reads the file rel (relative to the top) through the tree's
+// handles, refusing it above limit bytes without reading it. It returns a
+// nil File and a nil error when the file or one of its parents does not
+// exist, and the Lstat of a file that exists but is not regular as other
+// (with a nil File). A last component that is a symbolic link is an *Error
+// with Reason Link: a containment check resolves links, so one found here
+// appeared after it. A parent that is not a directory is an *Error with
+// Reason NotDir naming that parent.
+func (t *Tree) ReadFile(rel string, limit int64) (f *File, other fs.FileInfo, err error) {
+	dirRel, base := filepath.Split(rel)
+	d, missing, err := t.Walk(filepath.Clean(dirRel))
+	if err != nil || len(missing) > 0 || base == "" {
+		return nil, nil, err
+	}
+	lst, err := d.root.Lstat(base)
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+		return nil, nil, nil
+	case err != nil:
+		return nil, nil, fmt.Errorf("inspect %s: %w", rel, err)
+	case lst.Mode()&fs.ModeSymlink != 0:
+		return nil, nil, &Error{Rel: rel, Reason: Link}
+	case !lst.Mode().IsRegular():
+		return nil, lst, nil
+	}
+	data, fi, err := d.ReadRegular(base, lst, limit)
+	if err != nil {
+		return nil, nil, err
+	}
+	return &File{Data: data, Info: fi}, nil, nil
+}
+
 // ReadPath reads the regular file at path the way ReadRegular does (no
 // link followed at its last component, no blocking on a FIFO, nothing read
 // above limit), for a file outside any Tree. A path that is not a regular

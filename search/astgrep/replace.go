@@ -5,7 +5,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"io/fs"
 	"path/filepath"
 	"sort"
 	"strings"
@@ -324,30 +323,16 @@ func planFiles(g *worktree.Guard, dir string, raws []rawMatch) ([]*plannedFile, 
 // readFile reads f through the tree's handles, so what is rewritten is the
 // file the guard classified.
 func readFile(t *safefs.Tree, g *worktree.Guard, f *plannedFile) (*safefs.File, error) {
-	dirRel, base := filepath.Split(f.rel)
-	d, missing, err := t.Walk(filepath.Clean(dirRel))
-	if err != nil {
-		return nil, treeErr(g, f.abs, err)
-	}
-	if len(missing) > 0 || base == "" {
-		return nil, changedErr(f.abs, "disappeared")
-	}
-	lst, err := d.Root().Lstat(base)
+	file, other, err := t.ReadFile(f.rel, MaxFileSize)
 	switch {
-	case errors.Is(err, fs.ErrNotExist):
-		return nil, changedErr(f.abs, "disappeared")
 	case err != nil:
-		return nil, newErr(Internal, CodeInternal, fmt.Sprintf("ast_grep_replace: cannot inspect %s: %v", f.abs, err), err)
-	case lst.Mode()&fs.ModeSymlink != 0:
-		return nil, treeErr(g, f.abs, &safefs.Error{Rel: f.rel, Reason: safefs.Link})
-	case !lst.Mode().IsRegular():
-		return nil, newErr(Verification, CodeFileChanged, fmt.Sprintf("ast_grep_replace failed: %s is not a regular file; nothing was written", f.abs), nil)
-	}
-	data, fi, err := d.ReadRegular(base, lst, MaxFileSize)
-	if err != nil {
 		return nil, treeErr(g, f.abs, err)
+	case other != nil:
+		return nil, newErr(Verification, CodeFileChanged, fmt.Sprintf("ast_grep_replace failed: %s is not a regular file; nothing was written", f.abs), nil)
+	case file == nil:
+		return nil, changedErr(f.abs, "disappeared")
 	}
-	return &safefs.File{Data: data, Info: fi}, nil
+	return file, nil
 }
 
 func changedErr(abs, what string) error {
