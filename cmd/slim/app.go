@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"path/filepath"
 	"sort"
 	"strings"
 
@@ -123,6 +124,24 @@ func newApp(e *env) *cli.App {
 	}
 	sort.Slice(app.Commands, func(i, j int) bool { return app.Commands[i].Name < app.Commands[j].Name })
 	return app
+}
+
+// rootDir is the session directory a --root flag names: the working
+// directory when empty, made absolute, and required to be a directory.
+func rootDir(root string) (string, error) {
+	var err error
+	if root == "" {
+		if root, err = os.Getwd(); err != nil {
+			return "", slimerr.Wrap(slimerr.Internal, slimerr.CodeInternal, err)
+		}
+	}
+	if root, err = filepath.Abs(root); err != nil {
+		return "", usageErr("--root: %v", err)
+	}
+	if fi, err := os.Stat(root); err != nil || !fi.IsDir() {
+		return "", usageErr("--root %s is not a directory", root)
+	}
+	return root, nil
 }
 
 // setUsageErrors makes flag errors in every subcommand usage errors (exit 2).

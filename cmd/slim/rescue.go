@@ -6,7 +6,6 @@ import (
 	"io"
 	"os"
 	"os/signal"
-	"path/filepath"
 	"syscall"
 
 	"github.com/slimgate/slim/internal/slimerr"
@@ -91,17 +90,9 @@ func runRescue(e *env, c *cli.Context) (*rescue.Result, error) {
 	if err != nil {
 		return nil, err
 	}
-	root := c.String("root")
-	if root == "" {
-		if root, err = os.Getwd(); err != nil {
-			return nil, slimerr.Wrap(slimerr.Internal, slimerr.CodeInternal, err)
-		}
-	}
-	if root, err = filepath.Abs(root); err != nil {
-		return nil, usageErr("--root: %v", err)
-	}
-	if fi, err := os.Stat(root); err != nil || !fi.IsDir() {
-		return nil, usageErr("--root %s is not a directory", root)
+	root, err := rootDir(c.String("root"))
+	if err != nil {
+		return nil, err
 	}
 	ctx := context.Background()
 	if apply {

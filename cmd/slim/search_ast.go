@@ -5,7 +5,6 @@ import (
 	"io"
 	"os"
 	"os/signal"
-	"path/filepath"
 	"strings"
 	"syscall"
 
@@ -175,18 +174,9 @@ func astQuery(e *env, c *cli.Context) (*astgrep.Binary, astgrep.Query, error) {
 	}
 	q.Paths = append(listOf(c, "paths"), c.Args().Slice()...)
 	q.Globs = listOf(c, "globs")
-	root := c.String("root")
-	var err error
-	if root == "" {
-		if root, err = os.Getwd(); err != nil {
-			return nil, q, slimerr.Wrap(slimerr.Internal, slimerr.CodeInternal, err)
-		}
-	}
-	if root, err = filepath.Abs(root); err != nil {
-		return nil, q, usageErr("--root: %v", err)
-	}
-	if fi, err := os.Stat(root); err != nil || !fi.IsDir() {
-		return nil, q, usageErr("--root %s is not a directory", root)
+	root, err := rootDir(c.String("root"))
+	if err != nil {
+		return nil, q, err
 	}
 	q.Dir = root
 	bin, err := astgrep.Locate(astgrep.LocateOptions{Explicit: e.cfg.astGrep, Path: e.cfg.path, NodeBins: listOf(c, "node-bin")})

@@ -8,7 +8,6 @@ import (
 	"io"
 	"os"
 	"os/signal"
-	"path/filepath"
 	"syscall"
 	"time"
 
@@ -181,16 +180,9 @@ func runSearch(e *env, c *cli.Context, tool string) error {
 }
 
 func doSearch(e *env, a searchArgs, tool string, out *searchJSON) error {
-	root := a.root
-	if root == "" {
-		root = "."
-	}
-	abs, err := filepath.Abs(root)
+	abs, err := rootDir(a.root)
 	if err != nil {
-		return usageErr("--root: %v", err)
-	}
-	if st, err := os.Stat(abs); err != nil || !st.IsDir() {
-		return usageErr("--root %s is not a directory", root)
+		return err
 	}
 	// Reading a nested worktree or submodule is harmless, and a search of
 	// the whole project descends into it anyway.
@@ -243,8 +235,8 @@ func doSearch(e *env, a searchArgs, tool string, out *searchJSON) error {
 		return usageErr("--limit must be at least 1, got %d", limit)
 	}
 	var (
-		text  string
-		ri search.RunInfo
+		text string
+		ri   search.RunInfo
 	)
 	switch tool {
 	case "grep":
