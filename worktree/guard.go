@@ -148,7 +148,6 @@ func (g *Guard) Directory() string { return g.dir }
 // Worktree is the physical worktree top level, "" when there is none.
 func (g *Guard) Worktree() string { return g.wt }
 
-
 // RelToTop returns v's physical path relative to Top, for os.Root
 // operations opened at Top. It fails for a verdict that is not inside, or
 // that is inside only through a directory that lies outside the worktree.
