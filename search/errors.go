@@ -7,9 +7,11 @@ type Kind string
 
 // The kinds of Error.
 const (
-	// Usage: the options are wrong (no pattern, a negative limit).
+	// Usage: the options are wrong (no pattern, a negative limit, an
+	// unknown language).
 	Usage Kind = "usage"
-	// Validation: the pattern or the include glob does not compile.
+	// Validation: the pattern or a glob does not compile (or ast-grep
+	// refused the query), or an answer is over a limit.
 	Validation Kind = "validation"
 	// Verification: the search path does not exist, has a file where a
 	// directory must be, or is not a directory where one is needed.
@@ -17,10 +19,12 @@ const (
 	// Blocked: the search path lies outside the workspace or inside the
 	// git directory.
 	Blocked Kind = "blocked"
-	// Missing: no usable ripgrep binary was found where one was required.
+	// Missing: the external program (ripgrep, ast-grep) was not found
+	// where one was required.
 	Missing Kind = "missing"
-	// Internal: ripgrep failed in a way that is not about the query, or a
-	// file could not be read.
+	// Internal: the external program failed in a way that is not about
+	// the query, a file could not be read or written, or the work was
+	// interrupted.
 	Internal Kind = "internal"
 )
 
@@ -42,7 +46,7 @@ const (
 	CodeInternal       = "internal_unexpected"
 )
 
-// Error is every error the package returns. Message is complete: it says
+// Error is every error the package (and search/astgrep) returns. Message is complete: it says
 // what happened and what to do next, and names the tool it comes from.
 type Error struct {
 	Kind    Kind

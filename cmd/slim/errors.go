@@ -7,7 +7,6 @@ import (
 	"github.com/slimgate/slim/internal/slimerr"
 	"github.com/slimgate/slim/rescue"
 	"github.com/slimgate/slim/search"
-	"github.com/slimgate/slim/search/astgrep"
 	"github.com/slimgate/slim/worktree"
 )
 
@@ -36,11 +35,7 @@ func classify(err error) *slimerr.Error {
 		}
 		return &slimerr.Error{Kind: kind, Code: be.Verdict.Code, Message: be.Message, Err: err}
 	}
-	var ae *astgrep.Error
-	if errors.As(err, &ae) {
-		return &slimerr.Error{Kind: cliKind(ae.Kind), Code: ae.Code, Message: ae.Message, Err: err}
-	}
-	var sre *search.Error
+	var sre *search.Error // search/astgrep reports through the same type
 	if errors.As(err, &sre) {
 		return &slimerr.Error{Kind: cliKind(sre.Kind), Code: sre.Code, Message: sre.Message, Err: err}
 	}

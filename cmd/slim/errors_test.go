@@ -6,7 +6,6 @@ import (
 	"github.com/slimgate/slim/internal/slimerr"
 	"github.com/slimgate/slim/rescue"
 	"github.com/slimgate/slim/search"
-	"github.com/slimgate/slim/search/astgrep"
 )
 
 // Every library's error kinds reach the documented exit codes: usage 2,
@@ -29,12 +28,6 @@ func TestLibraryKindsMapToExitCodes(t *testing.T) {
 		{"search blocked", cliKind(search.Blocked), 5},
 		{"search missing rg", cliKind(search.Missing), 1},
 		{"search internal", cliKind(search.Internal), 1},
-		{"astgrep usage", cliKind(astgrep.Usage), 2},
-		{"astgrep validation", cliKind(astgrep.Validation), 3},
-		{"astgrep verification", cliKind(astgrep.Verification), 4},
-		{"astgrep blocked", cliKind(astgrep.Blocked), 5},
-		{"astgrep missing ast-grep", cliKind(astgrep.Missing), 1},
-		{"astgrep internal", cliKind(astgrep.Internal), 1},
 	} {
 		if code := tc.got.ExitCode(); code != tc.exit {
 			t.Errorf("%s: exit %d, want %d", tc.name, code, tc.exit)

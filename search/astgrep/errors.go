@@ -1,31 +1,22 @@
 package astgrep
 
-import "errors"
+import "github.com/slimgate/slim/search"
 
-// Kind classifies an Error by what the caller can do about it.
-type Kind string
+// Kind and Error are package search's: the structural search reports its
+// failures in the same shape as grep and glob, with codes of its own.
+type (
+	Kind  = search.Kind
+	Error = search.Error
+)
 
-// The kinds of Error.
+// The kinds of Error, as package search defines them.
 const (
-	// Usage: the options are wrong (no pattern, an unknown language, a
-	// negative context).
-	Usage Kind = "usage"
-	// Validation: ast-grep refused the query (a pattern it cannot parse, a
-	// bad glob), or an answer is over a limit.
-	Validation Kind = "validation"
-	// Verification: the query fits no files as they are: a search path
-	// that does not exist, a file that changed between ast-grep's read and
-	// slim's, or a rewrite too large to check at once.
-	Verification Kind = "verification"
-	// Blocked: the worktree guard refused a path, a glob root or a file
-	// ast-grep reported; nothing was written.
-	Blocked Kind = "blocked"
-	// Missing: no ast-grep binary was found.
-	Missing Kind = "missing"
-	// Internal: ast-grep could not be run, a read or write failed, or the
-	// work was interrupted; every file was restored unless the message
-	// says otherwise.
-	Internal Kind = "internal"
+	Usage        = search.Usage
+	Validation   = search.Validation
+	Verification = search.Verification
+	Blocked      = search.Blocked
+	Missing      = search.Missing
+	Internal     = search.Internal
 )
 
 // Stable codes of an Error, for machines.
@@ -46,27 +37,6 @@ const (
 	CodeInternal     = "internal_unexpected"
 )
 
-// Error is every error Search, Replace and Locate return. Message is
-// complete and names the tool it comes from.
-type Error struct {
-	Kind    Kind
-	Code    string
-	Message string
-	Err     error
-}
-
-func (e *Error) Error() string { return e.Message }
-
-// Unwrap returns the cause.
-func (e *Error) Unwrap() error { return e.Err }
-
 func newErr(k Kind, code, msg string, cause error) *Error {
 	return &Error{Kind: k, Code: code, Message: msg, Err: cause}
-}
-
-// asError reports whether err carries an *Error.
-func asError(err error) (*Error, bool) {
-	var e *Error
-	ok := errors.As(err, &e)
-	return e, ok
 }

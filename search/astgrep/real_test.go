@@ -2,6 +2,7 @@ package astgrep
 
 import (
 	"context"
+	"github.com/slimgate/slim/search"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -187,7 +188,7 @@ func TestSearchBadPatternOrGlobIsExplained(t *testing.T) {
 	q := query(t, dir, "go", "func (")
 	res, err := Search(context.Background(), SearchOptions{Query: q})
 	if err != nil {
-		if e, ok := asError(err); !ok || e.Kind != Validation || !strings.Contains(e.Message, "ast-grep failed") {
+		if e, ok := search.AsError(err); !ok || e.Kind != Validation || !strings.Contains(e.Message, "ast-grep failed") {
 			t.Fatalf("error %v", err)
 		}
 		return
@@ -367,7 +368,7 @@ func TestReplaceRefusesWhatLiesOutside(t *testing.T) {
 			o := replaceOpts(t, dir, "python", "print($A)", "log($A)")
 			o.Paths, o.Globs, o.Apply = tc.paths, tc.globs, true
 			_, err := Replace(context.Background(), o)
-			e, ok := asError(err)
+			e, ok := search.AsError(err)
 			if !ok || e.Kind != Blocked || e.Code != tc.code || !strings.HasPrefix(e.Message, "ast_grep_replace blocked: ") {
 				t.Fatalf("got %v (%+v), want blocked %s", err, e, tc.code)
 			}
@@ -399,7 +400,7 @@ func TestReplaceFailingHalfWayLeavesEveryFileAsItWas(t *testing.T) {
 		o.Apply = true
 		o.afterRun = func() { write(t, filepath.Join(dir, "b.py"), "x = 0\nprint(2)\n") }
 		_, err := Replace(context.Background(), o)
-		if e, ok := asError(err); !ok || e.Code != CodeFileChanged || e.Kind != Verification {
+		if e, ok := search.AsError(err); !ok || e.Code != CodeFileChanged || e.Kind != Verification {
 			t.Fatalf("got %v", err)
 		}
 		want := map[string]string{"a.py": files["a.py"], "b.py": "x = 0\nprint(2)\n", "c.py": files["c.py"]}
@@ -416,7 +417,7 @@ func TestReplaceFailingHalfWayLeavesEveryFileAsItWas(t *testing.T) {
 			}
 		}
 		_, err := Replace(context.Background(), o)
-		if e, ok := asError(err); !ok || e.Code != CodeFileChanged {
+		if e, ok := search.AsError(err); !ok || e.Code != CodeFileChanged {
 			t.Fatalf("got %v", err)
 		}
 		want := map[string]string{"a.py": files["a.py"], "b.py": files["b.py"], "c.py": "print(30)\n"}
@@ -434,7 +435,7 @@ func TestReplaceFailingHalfWayLeavesEveryFileAsItWas(t *testing.T) {
 			}
 		}
 		_, err := Replace(ctx, o)
-		if e, ok := asError(err); !ok || e.Code != CodeInterrupted || !strings.Contains(e.Message, "every file was restored") {
+		if e, ok := search.AsError(err); !ok || e.Code != CodeInterrupted || !strings.Contains(e.Message, "every file was restored") {
 			t.Fatalf("got %v", err)
 		}
 		sameTree(t, dir, files)
@@ -455,7 +456,7 @@ func TestReplaceFailingHalfWayLeavesEveryFileAsItWas(t *testing.T) {
 			}
 		}
 		_, err := Replace(context.Background(), o)
-		if e, ok := asError(err); !ok || e.Kind != Blocked {
+		if e, ok := search.AsError(err); !ok || e.Kind != Blocked {
 			t.Fatalf("got %v", err)
 		}
 		if read(t, filepath.Join(outside, "b.py")) != "print(2)\n" || read(t, filepath.Join(dir, "a.py")) != "print(1)\n" {
@@ -471,7 +472,7 @@ func TestReplaceApprovedFiles(t *testing.T) {
 	o.Apply = true
 	o.Approved = []string{"b.py"}
 	_, err := Replace(context.Background(), o)
-	if e, ok := asError(err); !ok || e.Code != CodeNotApproved {
+	if e, ok := search.AsError(err); !ok || e.Code != CodeNotApproved {
 		t.Fatalf("got %v", err)
 	}
 	sameTree(t, dir, files)
@@ -495,7 +496,7 @@ func TestReplaceATruncatedAnswerIsNotApplied(t *testing.T) {
 	o.Limits = Limits{MaxOutput: 64 << 10}
 	o.Apply = true
 	_, err := Replace(context.Background(), o)
-	if e, ok := asError(err); !ok || e.Code != CodeTooLarge {
+	if e, ok := search.AsError(err); !ok || e.Code != CodeTooLarge {
 		t.Fatalf("got %v", err)
 	}
 	sameTree(t, dir, files)

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/slimgate/slim/search"
 	"os"
 	"path/filepath"
 	"runtime"
@@ -83,7 +84,7 @@ func TestInterpretExitHandling(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			ms, warns, err := interpret("ast_grep_search", tc.rr)
 			if tc.kind != "" {
-				e, ok := asError(err)
+				e, ok := search.AsError(err)
 				if !ok || e.Kind != tc.kind || e.Code != tc.code {
 					t.Fatalf("error %v, want kind %s code %s", err, tc.kind, tc.code)
 				}
@@ -214,7 +215,7 @@ func TestLocateOrder(t *testing.T) {
 
 	// Nothing anywhere: the error says how to install it.
 	_, err = Locate(LocateOptions{Path: onPath, NodeBins: []string{nodeBin}})
-	if e, ok := asError(err); !ok || e.Kind != Missing || !strings.Contains(e.Message, "npm install -g @ast-grep/cli") {
+	if e, ok := search.AsError(err); !ok || e.Kind != Missing || !strings.Contains(e.Message, "npm install -g @ast-grep/cli") {
 		t.Fatalf("missing: %v", err)
 	}
 
@@ -244,7 +245,7 @@ func TestLocateRunsSgOnlyWithVersionAndOnlyIfItIsAstGrep(t *testing.T) {
 	script(t, newgrp, "sg", fmt.Sprintf(`if [ "$1" != --version ]; then touch %q; fi
 echo "Usage: newgrp [-] [group]"; exit 1`, marker))
 	_, err := Locate(LocateOptions{Path: newgrp})
-	if e, ok := asError(err); !ok || e.Kind != Missing {
+	if e, ok := search.AsError(err); !ok || e.Kind != Missing {
 		t.Fatalf("newgrp taken for ast-grep: %v", err)
 	}
 	if _, err := os.Stat(marker); err == nil {
@@ -357,7 +358,7 @@ func TestCancelStopsAstGrep(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 200*time.Millisecond)
 	defer cancel()
 	_, err := Search(ctx, SearchOptions{Query: q})
-	if e, ok := asError(err); !ok || e.Code != CodeInterrupted {
+	if e, ok := search.AsError(err); !ok || e.Code != CodeInterrupted {
 		t.Fatalf("got %v", err)
 	}
 }
@@ -411,7 +412,7 @@ func TestQueryValidation(t *testing.T) {
 			q := base
 			tc.edit(&q)
 			_, err := Search(context.Background(), SearchOptions{Query: q})
-			if e, ok := asError(err); !ok || e.Kind != tc.kind {
+			if e, ok := search.AsError(err); !ok || e.Kind != tc.kind {
 				t.Fatalf("got %v, want kind %s", err, tc.kind)
 			}
 		})
