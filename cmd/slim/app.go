@@ -126,6 +126,25 @@ func newApp(e *env) *cli.App {
 	return app
 }
 
+// errorJSON is the "error" member of a command's --json answer: nil when
+// the work succeeded.
+func errorJSON(err error) *slimerr.JSON {
+	if err == nil {
+		return nil
+	}
+	return slimerr.ToJSON(classify(err))
+}
+
+// answerJSON writes out, the --json answer of a command whose work ended
+// with err (already in out's error member), and returns err; a failed write
+// is the command's error only when the work itself succeeded.
+func answerJSON(e *env, out any, err error) error {
+	if werr := e.writeJSON(out); werr != nil && err == nil {
+		return werr
+	}
+	return err
+}
+
 // rootDir is the session directory a --root flag names: the working
 // directory when empty, made absolute, and required to be a directory.
 func rootDir(root string) (string, error) {

@@ -45,14 +45,8 @@ func rescueCommand(e *env) *cli.Command {
 				if res == nil {
 					return err // usage errors: run prints the JSON error
 				}
-				out.Diff = res.Diff
-				if err != nil {
-					out.Error = slimerr.ToJSON(classify(err))
-				}
-				if werr := e.writeJSON(out); werr != nil && err == nil {
-					return werr
-				}
-				return err
+				out.Diff, out.Error = res.Diff, errorJSON(err)
+				return answerJSON(e, out, err)
 			}
 			if err != nil {
 				return err

@@ -66,18 +66,11 @@ func searchASTCommand(e *env) *cli.Command {
 				res, err = astgrep.Search(ctx, astgrep.SearchOptions{Query: q, Context: c.Int("context")})
 			}
 			if jsonMode(c) {
-				out := struct {
+				return answerJSON(e, struct {
 					*astgrep.SearchResult
 					Binary *astgrep.Binary `json:"binary,omitempty"`
 					Error  *slimerr.JSON   `json:"error,omitempty"`
-				}{SearchResult: res, Binary: bin}
-				if err != nil {
-					out.Error = slimerr.ToJSON(classify(err))
-				}
-				if werr := e.writeJSON(out); werr != nil && err == nil {
-					return werr
-				}
-				return err
+				}{SearchResult: res, Binary: bin, Error: errorJSON(err)}, err)
 			}
 			if err != nil {
 				return err
@@ -124,18 +117,11 @@ func searchReplaceCommand(e *env) *cli.Command {
 				res, err = astgrep.Replace(ctx, opts)
 			}
 			if jsonMode(c) {
-				out := struct {
+				return answerJSON(e, struct {
 					*astgrep.ReplaceResult
 					Binary *astgrep.Binary `json:"binary,omitempty"`
 					Error  *slimerr.JSON   `json:"error,omitempty"`
-				}{ReplaceResult: res, Binary: bin}
-				if err != nil {
-					out.Error = slimerr.ToJSON(classify(err))
-				}
-				if werr := e.writeJSON(out); werr != nil && err == nil {
-					return werr
-				}
-				return err
+				}{ReplaceResult: res, Binary: bin, Error: errorJSON(err)}, err)
 			}
 			if err != nil {
 				return err

@@ -164,13 +164,8 @@ func runSearch(e *env, c *cli.Context, tool string) error {
 		err = doSearch(e, a, tool, &out)
 	}
 	if a.json {
-		if err != nil {
-			out.Error = slimerr.ToJSON(classify(err))
-		}
-		if werr := e.writeJSON(out); werr != nil {
-			return werr
-		}
-		return err
+		out.Error = errorJSON(err)
+		return answerJSON(e, out, err)
 	}
 	if err != nil {
 		return err
