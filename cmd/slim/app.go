@@ -37,6 +37,7 @@ var commandCategories = map[string]string{
 	"rescue":   "Check patches and paths",
 	"worktree": "Check patches and paths",
 	"search":   "Search code",
+	"fetch":    "Fetch the web",
 	"doctor":   "Maintenance",
 	"hooks":    "Install into OpenCode and git",
 	"loop":     "Maintenance",

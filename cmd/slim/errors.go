@@ -3,6 +3,7 @@ package main
 import (
 	"errors"
 
+	"github.com/slimgate/slim/fetch"
 	"github.com/slimgate/slim/hooks/install"
 	"github.com/slimgate/slim/internal/slimerr"
 	"github.com/slimgate/slim/rescue"
@@ -38,6 +39,10 @@ func classify(err error) *slimerr.Error {
 	var sre *search.Error // search/astgrep reports through the same type
 	if errors.As(err, &sre) {
 		return &slimerr.Error{Kind: cliKind(sre.Kind), Code: sre.Code, Message: sre.Message, Err: err}
+	}
+	var fe *fetch.Error
+	if errors.As(err, &fe) {
+		return &slimerr.Error{Kind: cliKind(fe.Kind), Code: fe.Code, Message: fe.Message, Err: err}
 	}
 	var ie *install.Error
 	if errors.As(err, &ie) {

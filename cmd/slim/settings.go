@@ -1,6 +1,11 @@
 package main
 
-import "path/filepath"
+import (
+	"path/filepath"
+	"strconv"
+	"strings"
+	"time"
+)
 
 // settings are the SLIM_* environment variables the commands act on, read
 // once when slim starts. The library packages read none of them: each
@@ -34,6 +39,92 @@ type settings struct {
 	// OpenCode keeps the rg it downloads; slim only reads it. "" when
 	// neither variable is set.
 	openCodeBin string
+	// fetch holds the SLIM_FETCH_* settings (and OpenCode's server
+	// credentials) slim fetch uses.
+	fetch fetchSettings
+}
+
+// fetchSettings are the operator's switches for slim fetch. None of them
+// can come from the model's arguments.
+type fetchSettings struct {
+	// allowPrivate is SLIM_FETCH_ALLOW_PRIVATE=1 (loopback, private and
+	// unique-local addresses), allowLinkLocal SLIM_FETCH_ALLOW_LINK_LOCAL=1
+	// (link-local, which includes cloud metadata addresses).
+	allowPrivate, allowLinkLocal bool
+	// cacheDir is SLIM_CACHE_DIR ("" means the user cache directory);
+	// cacheOff is SLIM_FETCH_CACHE=off; cacheTTL SLIM_FETCH_CACHE_TTL (a Go
+	// duration or seconds) and cacheMaxBytes SLIM_FETCH_CACHE_MAX_BYTES.
+	cacheDir      string
+	cacheOff      bool
+	cacheTTL      time.Duration
+	cacheMaxBytes int64
+	// probeTimeout is SLIM_FETCH_PROBE_TIMEOUT, the llms.txt probe's cap.
+	probeTimeout time.Duration
+	// models is SLIM_FETCH_MODELS (comma-separated provider/model[#variant]),
+	// tried after the --model flags; modelBackend SLIM_FETCH_MODEL_BACKEND
+	// (opencode, openai, none); modelTimeout SLIM_FETCH_MODEL_TIMEOUT.
+	models       []string
+	modelBackend string
+	modelTimeout time.Duration
+	// The OpenAI-compatible endpoint: SLIM_FETCH_OPENAI_BASE_URL,
+	// SLIM_FETCH_OPENAI_API_KEY and SLIM_FETCH_OPENAI_MODEL_MAP
+	// ("provider/model=name,...").
+	openAIBase, openAIKey string
+	openAIModelMap        map[string]string
+	// OPENCODE_SERVER_USERNAME and OPENCODE_SERVER_PASSWORD: the OpenCode
+	// server's basic auth.
+	openCodeUser, openCodePassword string
+}
+
+// readFetchSettings reads the SLIM_FETCH_* variables. A malformed number
+// or duration is ignored (the default applies).
+func readFetchSettings(getenv func(string) string) fetchSettings {
+	s := fetchSettings{
+		allowPrivate:     getenv("SLIM_FETCH_ALLOW_PRIVATE") == "1",
+		allowLinkLocal:   getenv("SLIM_FETCH_ALLOW_LINK_LOCAL") == "1",
+		cacheDir:         getenv("SLIM_CACHE_DIR"),
+		cacheOff:         strings.EqualFold(getenv("SLIM_FETCH_CACHE"), "off"),
+		cacheTTL:         envDuration(getenv("SLIM_FETCH_CACHE_TTL")),
+		probeTimeout:     envDuration(getenv("SLIM_FETCH_PROBE_TIMEOUT")),
+		modelBackend:     getenv("SLIM_FETCH_MODEL_BACKEND"),
+		modelTimeout:     envDuration(getenv("SLIM_FETCH_MODEL_TIMEOUT")),
+		openAIBase:       getenv("SLIM_FETCH_OPENAI_BASE_URL"),
+		openAIKey:        getenv("SLIM_FETCH_OPENAI_API_KEY"),
+		openCodeUser:     getenv("OPENCODE_SERVER_USERNAME"),
+		openCodePassword: getenv("OPENCODE_SERVER_PASSWORD"),
+	}
+	if n, err := strconv.ParseInt(getenv("SLIM_FETCH_CACHE_MAX_BYTES"), 10, 64); err == nil && n > 0 {
+		s.cacheMaxBytes = n
+	}
+	for _, m := range strings.Split(getenv("SLIM_FETCH_MODELS"), ",") {
+		if m = strings.TrimSpace(m); m != "" {
+			s.models = append(s.models, m)
+		}
+	}
+	for _, kv := range strings.Split(getenv("SLIM_FETCH_OPENAI_MODEL_MAP"), ",") {
+		if k, v, ok := strings.Cut(kv, "="); ok && strings.TrimSpace(k) != "" {
+			if s.openAIModelMap == nil {
+				s.openAIModelMap = map[string]string{}
+			}
+			s.openAIModelMap[strings.TrimSpace(k)] = strings.TrimSpace(v)
+		}
+	}
+	return s
+}
+
+// envDuration parses a Go duration ("1.5s") or a number of seconds; 0 when
+// empty or malformed.
+func envDuration(v string) time.Duration {
+	if v == "" {
+		return 0
+	}
+	if d, err := time.ParseDuration(v); err == nil && d > 0 {
+		return d
+	}
+	if f, err := strconv.ParseFloat(v, 64); err == nil && f > 0 {
+		return time.Duration(f * float64(time.Second))
+	}
+	return 0
 }
 
 // readSettings reads the settings from the environment.
@@ -48,6 +139,7 @@ func readSettings(getenv func(string) string) settings {
 		path:        getenv("PATH"),
 		rg:          getenv("SLIM_RG"),
 		openCodeBin: openCodeBinDir(getenv),
+		fetch:       readFetchSettings(getenv),
 	}
 }
 

@@ -1,0 +1,331 @@
+package fetch
+
+import (
+	"bufio"
+	"context"
+	"fmt"
+	"mime"
+	"net/http"
+	"net/url"
+	"strconv"
+	"strings"
+
+	whatwg "github.com/nlnwa/whatwg-url/url"
+	"github.com/slimgate/slim/fetch/internal/binsave"
+	"github.com/slimgate/slim/fetch/internal/decode"
+	"github.com/slimgate/slim/fetch/internal/extract"
+)
+
+// Result is one fetch, rendered.
+type Result struct {
+	// Output is what the model reads: the metadata block (unless
+	// Request.IncludeMetadata is false) and the content, or a message
+	// (a refused redirect, llms.txt required but missing, a binary).
+	Output string
+	// Title is the saved file's name, the page title, or the final URL.
+	Title string
+	// ContentType is the effective type of the content.
+	ContentType string
+	// Truncated: the body was longer than MaxBodyBytes and was cut.
+	Truncated bool
+	// Metadata is the metadata block's fields, whether or not Output
+	// carries it.
+	Metadata Metadata
+}
+
+// fetcher holds one Fetch's state.
+type fetcher struct {
+	req     Request
+	cfg     *Config
+	t       *target
+	c       *client
+	allowed map[string]bool
+	store   *cacheStore
+	// outer is the caller's context, without the fetch's time limit.
+	outer context.Context
+}
+
+// Fetch runs r under cfg. A refused redirect, a required llms.txt that is
+// missing and a secondary model that fails are results, not errors; an
+// *Error is a usage mistake, a refused address, or a fetch that failed.
+func Fetch(ctx context.Context, r Request, cfg Config) (*Result, error) {
+	if err := r.Validate(); err != nil {
+		return nil, err
+	}
+	t, _ := parseTarget(r.URL)
+	f := &fetcher{req: r, cfg: &cfg, t: t, allowed: map[string]bool{}, outer: ctx}
+	for _, o := range t.origins() {
+		f.allowed[o] = true
+	}
+	for _, o := range cfg.AllowOrigins {
+		if u, err := urlParser.Parse(o); err == nil {
+			f.allowed[origin(u)] = true
+		}
+	}
+	f.store = openCache(cfg.Cache, cfg.now)
+	f.c = newClient(cfg.Network)
+	defer f.c.close()
+
+	ctx, cancel := withLimit(ctx, r.Timeout)
+	defer cancel()
+	e, how, err := f.run(ctx)
+	if err != nil {
+		return nil, err
+	}
+	return f.finish(ctx, e, how), nil
+}
+
+// how is what happened on the way to an entry, for the metadata.
+type how struct {
+	cacheHit, revalidated bool
+	blocked               *walked // a refused redirect: e is nil
+	llmsMissing           *probeResult
+}
+
+// cacheKey is the key of the request's options tuple.
+func (f *fetcher) cacheKey() string {
+	u := f.t.primary
+	if f.t.fallback != nil {
+		u = f.t.fallback
+	}
+	return keyFor(href(u), f.req)
+}
+
+func (f *fetcher) run(ctx context.Context) (*entry, how, error) {
+	key := f.cacheKey()
+	var stale *entry
+	if !f.cfg.Cache.Refresh {
+		if e, fresh := f.store.get(key); e != nil {
+			if fresh && f.usable(e) {
+				return e, how{cacheHit: true}, nil
+			}
+			if !fresh && e.Kind == "page" && !e.UsedLLMs && (e.ETag != "" || e.LastModified != "") {
+				stale = e
+			}
+		}
+	}
+
+	var probe probeResult
+	if f.t.probes(f.req.PreferLLMs) && stale == nil {
+		if f.store.negativeProbe(origin(f.t.primary)) {
+			probe.allMissing = true
+		} else {
+			probe = f.probeLLMs(ctx)
+			if probe.found != nil {
+				f.store.put([]string{key, keyFor(probe.found.LLMsURL, f.req)}, probe.found)
+				return probe.found, how{}, nil
+			}
+			if probe.allMissing {
+				f.store.putNegativeProbe(origin(f.t.primary))
+			}
+		}
+		if f.req.PreferLLMs == LLMsAlways {
+			return nil, how{llmsMissing: &probe}, nil
+		}
+	}
+
+	var cond http.Header
+	if stale != nil {
+		cond = http.Header{}
+		if stale.ETag != "" {
+			cond.Set("If-None-Match", stale.ETag)
+		}
+		if stale.LastModified != "" {
+			cond.Set("If-Modified-Since", stale.LastModified)
+		}
+	}
+	w, upgraded, err := f.c.upgradeWalk(ctx, f.t, f.allowed, cond)
+	if err != nil {
+		return nil, how{}, err
+	}
+	if w.blocked != nil {
+		w.resp = nil
+		return nil, how{blocked: w}, nil
+	}
+	if w.status == http.StatusNotModified && stale != nil {
+		discard(w.resp)
+		f.store.restamp(key, stale)
+		return stale, how{revalidated: true}, nil
+	}
+	if w.status/100 != 2 {
+		discard(w.resp)
+		return nil, how{}, newErr(Failed, CodeStatus, fmt.Sprintf("Request failed with status code: %d", w.status), nil)
+	}
+	e, err := f.response(ctx, w, upgraded)
+	if err != nil {
+		return nil, how{}, err
+	}
+	if blocked, ok := e.(*walked); ok {
+		return nil, how{blocked: blocked}, nil
+	}
+	ent := e.(*entry)
+	ent.ProbeError = probe.lastErr
+	keys := []string{key}
+	if fk := keyFor(ent.FinalURL, f.req); fk != key {
+		keys = append(keys, fk)
+	}
+	f.store.put(keys, ent)
+	return ent, how{}, nil
+}
+
+// usable reports whether a cached entry can be served as it is: an llms
+// entry must still look like one, and a saved binary must still be on
+// disk with the same bytes.
+func (f *fetcher) usable(e *entry) bool {
+	if e.UsedLLMs && !stillLLMs(e) {
+		return false
+	}
+	if e.Kind == "binary" && e.SavedPath != "" {
+		return sameFile(e.SavedPath, e.SavedSize, e.SavedSHA256)
+	}
+	return true
+}
+
+// response turns a 2xx response into an entry (or, for a client-side
+// redirect that the policy refuses, the refused walk).
+func (f *fetcher) response(ctx context.Context, w *walked, upgraded bool) (any, error) {
+	resp := w.resp
+	header := resp.Header
+	declared := header.Get("Content-Type")
+	mt, params, _ := mime.ParseMediaType(declared)
+	mt = strings.ToLower(mt)
+	// Only a body whose type says nothing (or says text/plain, which may
+	// be HTML) is sniffed: a declared binary is judged on its headers
+	// before a byte of it is read.
+	var sniff []byte
+	if mt == "" || mt == "application/octet-stream" || mt == "text/plain" {
+		br := bufio.NewReaderSize(resp.Body, 4096)
+		resp.Body = readCloser{br, resp.Body}
+		sniff, _ = br.Peek(2048)
+	}
+
+	eff := declared
+	switch {
+	case mt == "" || mt == "application/octet-stream":
+		if decode.LooksText(sniff) {
+			if decode.StartsLikeHTML(string(sniff)) {
+				eff = "text/html"
+			} else {
+				eff = "text/plain"
+			}
+			if cs := params["charset"]; cs != "" {
+				eff += "; charset=" + cs
+			}
+		} else {
+			eff = "application/octet-stream"
+		}
+	case mt == "text/plain" && decode.StartsLikeHTML(string(sniff)):
+		eff = strings.Replace(declared, mt, "text/html", 1)
+		if !strings.Contains(strings.ToLower(declared), "text/plain") {
+			eff = "text/html"
+		}
+	}
+	effMT, _, _ := mime.ParseMediaType(eff)
+
+	base := &entry{
+		Kind:         "page",
+		FinalURL:     href(w.finalURL),
+		Status:       w.status,
+		ContentType:  eff,
+		Charset:      strings.Trim(params["charset"], `"'`),
+		ETag:         header.Get("ETag"),
+		LastModified: header.Get("Last-Modified"),
+		Chain:        chainStrings(w.chain),
+		Upgraded:     upgraded,
+		Signals:      []string{},
+	}
+	if cl := header.Get("Content-Length"); cl != "" {
+		if n, err := strconv.ParseInt(cl, 10, 64); err == nil && n >= 0 {
+			base.ContentLength = &n
+		}
+	}
+	final, _ := url.Parse(base.FinalURL)
+	base.Filename = binsave.Filename(header.Get("Content-Disposition"), final)
+
+	if binsave.IsBinaryType(effMT) {
+		return f.binary(ctx, resp, base, effMT, sniff)
+	}
+	body, over, err := readBody(ctx, resp, MaxBodyBytes)
+	if err != nil {
+		return nil, err
+	}
+	htmlLike := effMT == "text/html" || effMT == "application/xhtml+xml"
+	dec := decode.Decode(body, base.Charset, htmlLike)
+	base.Truncated = over
+	base.Decoded, base.DecodeFall, base.DecodeWarn = dec.Charset, dec.Fallback, dec.Warning
+	if !htmlLike {
+		e := f.textEntry(w, eff, dec, over)
+		e.Chain, e.Upgraded, e.ETag, e.LastModified, e.ContentLength, e.Filename, e.Charset =
+			base.Chain, upgraded, base.ETag, base.LastModified, base.ContentLength, base.Filename, base.Charset
+		return e, nil
+	}
+	if next := metaRefresh(dec.Text, w.finalURL); next != nil && len(w.chain)+1 < MaxRedirects {
+		h := hop{from: href(w.finalURL), to: href(next), status: "refresh"}
+		chain := append(append([]hop(nil), w.chain...), h)
+		if !allowedHop(w.finalURL, next, f.allowed) || next.Host() != w.finalURL.Host() {
+			return &walked{finalURL: w.finalURL, chain: chain, blocked: &h, status: w.status}, nil
+		}
+		nw, err := f.c.walk(ctx, next, f.allowed, acceptPage, nil, chain)
+		if err != nil {
+			return nil, err
+		}
+		if nw.blocked != nil {
+			return nw, nil
+		}
+		if nw.status/100 != 2 {
+			discard(nw.resp)
+			return nil, newErr(Failed, CodeStatus, fmt.Sprintf("Request failed with status code: %d", nw.status), nil)
+		}
+		return f.response(ctx, nw, upgraded)
+	}
+	page, err := extract.HTML(dec.Text, final, f.req.ExtractMain)
+	if err != nil {
+		return nil, newErr(Internal, CodeInternal, fmt.Sprintf("Extracting the page failed: %v", err), err)
+	}
+	e := base
+	e.SourceKind = "html"
+	e.Title = page.Title
+	e.Headings = page.Headings
+	e.Canonical = page.Canonical
+	if e.Canonical == "" {
+		e.Canonical = extract.FrontmatterURL(page.Markdown)
+	}
+	e.Markdown, e.Text, e.HTML = page.Markdown, page.Text, page.HTML
+	e.Extracted = page.Extracted
+	e.Words = page.WordCount
+	e.Signals = page.Signals
+	return e, nil
+}
+
+// textEntry is the entry of a text (or llms.txt) body.
+func (f *fetcher) textEntry(w *walked, contentType string, dec decode.Result, over bool) *entry {
+	p := extract.Text(dec.Text)
+	return &entry{
+		Kind:        "page",
+		FinalURL:    href(w.finalURL),
+		Canonical:   extract.FrontmatterURL(dec.Text),
+		Status:      w.status,
+		ContentType: contentType,
+		Headings:    p.Headings,
+		SourceKind:  "text",
+		Chain:       chainStrings(w.chain),
+		Truncated:   over,
+		ProbeTrunc:  false,
+		Words:       p.WordCount,
+		Signals:     p.Signals,
+		Decoded:     dec.Charset,
+		DecodeFall:  dec.Fallback,
+		DecodeWarn:  dec.Warning,
+		Markdown:    p.Markdown,
+		Text:        p.Text,
+	}
+}
+
+type readCloser struct {
+	*bufio.Reader
+	c interface{ Close() error }
+}
+
+func (r readCloser) Close() error { return r.c.Close() }
+
+var _ = whatwg.Parse

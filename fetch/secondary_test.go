@@ -1,0 +1,110 @@
+package fetch
+
+import (
+	"encoding/json"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"sync"
+	"testing"
+)
+
+// fakeOpenAI answers chat completions per model: an answer, or an HTTP
+// status when the answer is "".
+type fakeOpenAI struct {
+	mu      sync.Mutex
+	answers map[string]string
+	bodies  []string
+}
+
+func (f *fakeOpenAI) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	b, _ := io.ReadAll(r.Body)
+	var in struct {
+		Model string `json:"model"`
+	}
+	_ = json.Unmarshal(b, &in)
+	f.mu.Lock()
+	f.bodies = append(f.bodies, string(b))
+	a, ok := f.answers[in.Model]
+	f.mu.Unlock()
+	if !ok {
+		http.Error(w, "no such model", 500)
+		return
+	}
+	w.Header().Set("Content-Type", "application/json")
+	_ = json.NewEncoder(w).Encode(map[string]any{"choices": []any{map[string]any{"message": map[string]any{"role": "assistant", "content": a}}}})
+}
+
+func (f *fakeOpenAI) calls() int { f.mu.Lock(); defer f.mu.Unlock(); return len(f.bodies) }
+
+func withModel(w *world, f *fakeOpenAI, models ...string) {
+	srv := httptest.NewServer(f)
+	w.t.Cleanup(srv.Close)
+	w.cfg.Model = ModelConfig{Models: models, OpenAIBaseURL: srv.URL}
+}
+
+func prompt(p string) func(*Request) { return func(r *Request) { r.Prompt = &p } }
+
+func longPage(words int) string {
+	return "<html><body><article><p>" + strings.Repeat("alpha beta gamma delta ", words/4) + "</p></article></body></html>"
+}
+
+func TestSecondaryModel(t *testing.T) {
+	t.Run("no model configured", func(t *testing.T) {
+		w := newWorld(t)
+		w.https("site.example.com", htmlPage(longPage(200)))
+		out := w.mustFetch(req("https://site.example.com/", prompt("what?"))).Output
+		wantContains(t, out, `secondary_model_skipped_reason: "no_secondary_model_configured"`, "alpha beta")
+	})
+	t.Run("too short", func(t *testing.T) {
+		w := newWorld(t)
+		f := &fakeOpenAI{answers: map[string]string{"m": "x"}}
+		withModel(w, f, "p/m")
+		w.https("site.example.com", typed("text/plain", "only ten words in this page for the model here"))
+		out := w.mustFetch(req("https://site.example.com/", prompt("what?"))).Output
+		wantContains(t, out, `secondary_model_skipped_reason: "content_too_short"`)
+		if f.calls() != 0 {
+			t.Error("the model was asked")
+		}
+	})
+	t.Run("second model answers", func(t *testing.T) {
+		w := newWorld(t)
+		f := &fakeOpenAI{answers: map[string]string{"second": "Answer"}}
+		withModel(w, f, "p/first", "p/second")
+		w.https("site.example.com", htmlPage(longPage(200)))
+		res := w.mustFetch(req("https://site.example.com/", prompt("what?")))
+		_, body, _ := strings.Cut(res.Output, "---\n\n")
+		if body != "Answer" {
+			t.Errorf("body %q", body)
+		}
+		wantContains(t, res.Output, `secondary_model: "p/second"`, "secondary_model_input_truncated: false")
+		if res.Metadata.Get("secondary_model_input_chars") != res.Metadata.Get("secondary_model_source_chars") {
+			t.Error("input and source chars differ")
+		}
+	})
+	t.Run("all fail", func(t *testing.T) {
+		w := newWorld(t)
+		f := &fakeOpenAI{answers: map[string]string{"a": ""}}
+		withModel(w, f, "p/a", "p/b")
+		w.https("site.example.com", htmlPage(longPage(200)))
+		out := w.mustFetch(req("https://site.example.com/", prompt("what?"))).Output
+		wantContains(t, out, `secondary_model_skipped_reason: "secondary_model_failed"`, "secondary_model_error: ", "alpha beta")
+	})
+	t.Run("long page is cut", func(t *testing.T) {
+		w := newWorld(t)
+		f := &fakeOpenAI{answers: map[string]string{"m": "ok"}}
+		withModel(w, f, "p/m")
+		w.https("site.example.com", typed("text/plain", strings.Repeat("abcdefghi ", 15000)))
+		res := w.mustFetch(req("https://site.example.com/", prompt("what?")))
+		wantContains(t, res.Output, "secondary_model_input_truncated: true", "secondary_model_input_chars: 100000")
+		if f.calls() != 1 || !strings.Contains(f.bodies[0], "only the first 100000 characters") {
+			t.Error("the model was not told the page was cut")
+		}
+	})
+	t.Run("blank prompt", func(t *testing.T) {
+		w := newWorld(t)
+		w.https("site.example.com", htmlPage(longPage(200)))
+		wantContains(t, w.mustFetch(req("https://site.example.com/", prompt("   "))).Output, `secondary_model_skipped_reason: "no_prompt"`)
+	})
+}
