@@ -74,9 +74,9 @@ func TestClassifyNamesEachSpecialRange(t *testing.T) {
 		{"2001:2::1", Reserved}, // benchmarking
 		{"100::1", Reserved},
 		{"5f00::1", Reserved},
-		{"::10.0.0.1", Reserved},      // IPv4-compatible, deprecated
-		{"::ffff:0:a00:1", Reserved},  // IPv4-translated
-		{"4000::1", Reserved},         // outside 2000::/3
+		{"::10.0.0.1", Reserved},     // IPv4-compatible, deprecated
+		{"::ffff:0:a00:1", Reserved}, // IPv4-translated
+		{"4000::1", Reserved},        // outside 2000::/3
 		{"8.8.8.8", Public},
 		{"1.1.1.1", Public},
 		{"93.184.216.34", Public},
