@@ -6,7 +6,9 @@
 // forwarded to `slim hook event`. It also registers two tools, ast_grep_search
 // and ast_grep_replace, which run `slim search ast|replace --json` in the
 // session directory: structural search and a replace that stays inside the
-// worktree and writes every file or none.
+// worktree and writes every file or none. A third, webfetch, takes the place
+// of the host's own: `slim fetch` plans the call, the host's webfetch
+// permission is asked for the URLs of that plan, then `slim fetch` runs it.
 //
 // When slim fails (non-zero exit, bad JSON, timeout, too much output), every
 // tool call passes except apply_patch, which is blocked: a patch slim could
@@ -56,6 +58,15 @@ const AST_LANGUAGES = [
   "java", "javascript", "json", "kotlin", "lua", "nix", "php", "python",
   "ruby", "rust", "scala", "solidity", "swift", "tsx", "typescript", "yaml",
 ];
+
+// The webfetch tool: the model's timeout in seconds when it names none,
+// and the most slim accepts. The plugin waits that long plus a margin (slim
+// answers a fetch that ran out of time itself), and, when a prompt sends the
+// page to a secondary model, which has time limits of its own, longer still.
+const FETCH_DEFAULT_TIMEOUT_S = 30;
+const FETCH_MAX_TIMEOUT_S = 120;
+const FETCH_MARGIN_MS = 15000;
+const FETCH_PROMPT_MARGIN_MS = 120000;
 
 // Event types forwarded to `slim hook event`. Streaming events (message parts)
 // fire many times a second and carry nothing slim acts on.
@@ -368,6 +379,77 @@ function astSchema(withRewrite) {
   };
 }
 
+// toolAnswer reads the JSON answer of one slim run for a tool, or throws
+// the error the model should read: slim's own message when it gave one,
+// else what became of the process (with the start of its stderr).
+function toolAnswer(tool, result, limitMs) {
+  if (result.error) throw new Error(`${tool}: slim could not run: ${result.error.message || result.error}`);
+  if (result.timedOut) throw new Error(`${tool}: slim did not answer within ${Math.round(limitMs / 1000)} s and was stopped`);
+  let answer;
+  try {
+    answer = JSON.parse(result.stdout);
+  } catch {
+    const why = result.code === null ? `was stopped (${result.signal})` : `exited with ${result.code}`;
+    throw new Error(`${tool}: slim ${why} without an answer${result.stderr ? ": " + result.stderr.trim().slice(0, 2000) : ""}`);
+  }
+  if (answer && answer.error) throw new Error(answer.error.message || `${tool} failed (${answer.error.code})`);
+  if (!isPlainObject(answer)) throw new Error(`${tool}: slim gave no output`);
+  return answer;
+}
+
+// ---- the webfetch tool ----
+
+const FETCH_DESCRIPTION =
+  "Fetch a web page and read its main content. By default you get the page as markdown with navigation, " +
+  "sidebars and footers removed (code blocks keep their language), behind a metadata block (--- requested_url, " +
+  "final_url, title, ... ---); format text or html, extract_main false (the whole page) and include_metadata " +
+  "false change that. A redirect to another host is not followed: the result names the redirect URL, and you " +
+  "call webfetch again with that URL if you want it. Documentation sites may be answered from their llms.txt " +
+  "(prefer_llms_txt). A binary file (PDF, image, archive) is described, not shown; save_binary true also saves " +
+  "it and gives its path. With a prompt, a smaller model answers the prompt from the page instead. Private and " +
+  "loopback addresses are refused unless the user allowed them.";
+
+function fetchArgs() {
+  return {
+    url: { type: "string", description: "The http or https URL to fetch" },
+    format: { type: "string", enum: ["markdown", "text", "html"], description: "The format of the content (default markdown)" },
+    timeout: { type: "number", description: "Seconds for the whole fetch (default 30, at most 120)" },
+    prompt: { type: "string", description: "A question or extraction task a smaller model answers from the page instead of returning it" },
+    extract_main: { type: "boolean", description: "Keep only the main content (default true); false converts the whole page" },
+    prefer_llms_txt: { type: "string", enum: ["auto", "always", "never"], description: "Use the site's llms.txt instead of the page: auto (documentation sites, the default), always, never" },
+    include_metadata: { type: "boolean", description: "Put the metadata block before the content (default true)" },
+    save_binary: { type: "boolean", description: "Save a binary file (up to 10 MiB) and return its path (default false)" },
+  };
+}
+
+// fetchSchema is the schema the model sees: only url is required (the
+// plain argument shape would make every argument required).
+function fetchSchema() {
+  return { type: "object", properties: fetchArgs(), required: ["url"] };
+}
+
+// fetchContext are the host's context flags of `slim fetch`: the server a
+// secondary model is reached through, the calling session and its
+// directory. They come from the host, never from the model's arguments.
+function fetchContext(pctx, pluginDir, tctx) {
+  const out = [];
+  if (pctx.serverUrl) out.push("--opencode-url", String(pctx.serverUrl));
+  if (tctx && typeof tctx.sessionID === "string" && tctx.sessionID) out.push("--session-id", tctx.sessionID);
+  const dir = (tctx && typeof tctx.directory === "string" && tctx.directory) || pluginDir;
+  if (dir) out.push("--directory", dir);
+  return out;
+}
+
+// fetchLimitMs is how long the plugin waits for `slim fetch`: the fetch's
+// own time limit (slim refuses one out of range, so it is only clamped
+// here) plus a margin, more when a prompt brings in the secondary model.
+function fetchLimitMs(args, plan) {
+  const n = Number(args.timeout);
+  const s = args.timeout !== undefined && args.timeout !== null && Number.isFinite(n) && n > 0 ? Math.min(n, FETCH_MAX_TIMEOUT_S) : FETCH_DEFAULT_TIMEOUT_S;
+  const prompt = typeof plan.prompt === "string" && plan.prompt.trim() !== "";
+  return Math.ceil(s * 1000) + FETCH_MARGIN_MS + (prompt ? FETCH_PROMPT_MARGIN_MS : 0);
+}
+
 export const SlimPlugin = async (input) => {
   const ctx = input || {};
   const log = makeLogger(ctx.client);
@@ -452,19 +534,26 @@ export const SlimPlugin = async (input) => {
     for (const g of stringList(args.globs, "globs")) argv.push("--globs", g);
     for (const d of nodeBins(dir, wt)) argv.push("--node-bin", d);
     argv.push(...extra);
-    const result = await run(bin, argv, "", AST_TIMEOUT_MS, tctx && tctx.abort);
-    if (result.error) throw new Error(`${tool}: slim could not run: ${result.error.message || result.error}`);
-    if (result.timedOut) throw new Error(`${tool}: slim did not answer within ${AST_TIMEOUT_MS / 1000} s and was stopped`);
-    let answer;
-    try {
-      answer = JSON.parse(result.stdout);
-    } catch {
-      const why = result.code === null ? `was stopped (${result.signal})` : `exited with ${result.code}`;
-      throw new Error(`${tool}: slim ${why} without an answer${result.stderr ? ": " + result.stderr.trim().slice(0, 2000) : ""}`);
-    }
-    if (answer && answer.error) throw new Error(answer.error.message || `${tool} failed (${answer.error.code})`);
-    if (!isPlainObject(answer) || typeof answer.output !== "string") throw new Error(`${tool}: slim gave no output`);
+    const answer = toolAnswer(tool, await run(bin, argv, "", AST_TIMEOUT_MS, tctx && tctx.abort), AST_TIMEOUT_MS);
+    if (typeof answer.output !== "string") throw new Error(`${tool}: slim gave no output`);
     return answer;
+  };
+
+  // runFetch runs one `slim fetch --json [--plan] -` with the tool's
+  // arguments on stdin and returns slim's JSON answer, or throws with
+  // slim's message. Only the host's context goes on the command line.
+  const runFetch = async (args, tctx, opts) => {
+    let input;
+    try {
+      input = JSON.stringify(args);
+    } catch (e) {
+      throw new Error(`webfetch: the arguments could not be encoded (${e})`);
+    }
+    const argv = ["fetch", "--json"];
+    if (opts.plan) argv.push("--plan");
+    else argv.push(...fetchContext(ctx, directory, tctx));
+    argv.push("-");
+    return toolAnswer("webfetch", await run(bin, argv, input, opts.limitMs, tctx && tctx.abort), opts.limitMs);
   };
 
   const tools = {
@@ -524,17 +613,64 @@ export const SlimPlugin = async (input) => {
         };
       },
     },
+    webfetch: {
+      description: FETCH_DESCRIPTION,
+      args: fetchArgs(),
+      async execute(args, tctx) {
+        args = isPlainObject(args) ? args : {};
+        // The host asks nothing for a plugin tool by itself, and a user's
+        // webfetch rules must keep working: no way to ask, no fetch.
+        if (!tctx || typeof tctx.ask !== "function") {
+          throw new Error("webfetch: this host offers no way to ask for the webfetch permission, so nothing was fetched.");
+        }
+        // slim decides which URLs the call may contact (the page, its http
+        // form, the site's llms.txt); the permission is asked for exactly those.
+        const plan = await runFetch(args, tctx, { plan: true, limitMs: timeoutMs() });
+        if (!Array.isArray(plan.patterns) || plan.patterns.length === 0 || typeof plan.url !== "string") {
+          throw new Error("webfetch: slim gave no permission plan");
+        }
+        await tctx.ask({
+          permission: "webfetch",
+          patterns: plan.patterns,
+          always: Array.isArray(plan.always) ? plan.always : plan.patterns,
+          metadata: {
+            url: plan.url,
+            requested_url: plan.requested_url,
+            fallback_url: plan.fallback_url,
+            llms_probe_enabled: plan.llms_probe_enabled,
+            format: plan.format,
+            prompt: plan.prompt,
+          },
+        });
+        try {
+          if (typeof tctx.metadata === "function") tctx.metadata({ title: `webfetch ${plan.url}` });
+        } catch {
+          // a progress title is optional
+        }
+        const answer = await runFetch(args, tctx, { plan: false, limitMs: fetchLimitMs(args, plan) });
+        if (answer.ok !== true || typeof answer.output !== "string") throw new Error("webfetch: slim gave no output");
+        return {
+          title: typeof answer.title === "string" && answer.title ? answer.title : plan.url,
+          output: answer.output,
+          metadata: isPlainObject(answer.metadata) ? answer.metadata : {},
+        };
+      },
+    },
   };
 
   return {
     tool: tools,
 
     // The plain argument shape makes every argument required; give the
-    // model the schema in which only the pattern, language and rewrite are.
+    // model the schemas in which only the pattern, language and rewrite
+    // are, and only webfetch's url. The host calls this for its own
+    // webfetch too (before this plugin's, which replaces it); that one's
+    // schema is not touched.
     "tool.definition": async (hookInput, output) => {
       const id = hookInput && hookInput.toolID;
-      if (!output || (id !== "ast_grep_search" && id !== "ast_grep_replace")) return;
-      output.jsonSchema = astSchema(id === "ast_grep_replace");
+      if (!output) return;
+      if (id === "ast_grep_search" || id === "ast_grep_replace") output.jsonSchema = astSchema(id === "ast_grep_replace");
+      else if (id === "webfetch" && output.description === FETCH_DESCRIPTION) output.jsonSchema = fetchSchema();
     },
 
     "tool.execute.before": async (hookInput, output) => {

@@ -577,7 +577,7 @@ async function astHooks(dir) {
 test("ast tools: registered with their argument schemas; only pattern, lang and rewrite are required", async () => {
   process.env.SLIM_BIN = realSlim;
   const hooks = await (await loadPlugin())(hostInput(project()));
-  assert.deepEqual(Object.keys(hooks.tool).sort(), ["ast_grep_replace", "ast_grep_search"]);
+  assert.deepEqual(Object.keys(hooks.tool).sort(), ["ast_grep_replace", "ast_grep_search", "webfetch"]);
   const search = hooks.tool.ast_grep_search;
   assert.deepEqual(Object.keys(search.args), ["pattern", "lang", "paths", "globs", "context"]);
   assert.equal(search.args.lang.enum.length, 25);
@@ -730,4 +730,236 @@ sleep 30 & wait`,
   await assert.rejects(call, /ast_grep_search: slim exited with 1 without an answer/);
   assert.ok(Date.now() - t0 < 5000, `the aborted call took ${Date.now() - t0} ms`);
   assert.equal(readFileSync(marker, "utf8").trim(), "term");
+});
+
+// ---- the webfetch tool ----
+
+// A documentation page: navigation, an article with a Go code block, and a
+// footer. slim keeps the article and drops the rest.
+const DOC_PAGE = `<!doctype html>
+<html lang="en"><head><meta charset="utf-8"><title>Installing Widgets</title></head>
+<body>
+<nav><ul><li><a href="/">NAVLINK Home</a></li><li><a href="/blog">NAVLINK Blog</a></li><li><a href="/about">NAVLINK About</a></li></ul></nav>
+<main><article>
+<h1>Installing Widgets</h1>
+<p>Widgets are installed with a single command. This guide explains every step of the installation
+in detail, so that a first-time reader can follow it without any prior knowledge of widgets.</p>
+<p>First download the release for your platform, then unpack it into a directory on your PATH. The
+widget binary needs no configuration file; it reads its settings from the environment.</p>
+<pre><code class="language-go">package main
+
+func main() { widgets.Install() }
+</code></pre>
+<p>After the installation, run the widget once to check that it starts. It prints its version and exits.</p>
+</article></main>
+<footer><p>FOOTERTEXT Copyright Widgets Inc.</p></footer>
+</body></html>
+`;
+
+// docServer serves DOC_PAGE at /docs/install.html (and a page that never
+// answers at /hang) on 127.0.0.1, and records every request it gets.
+async function docServer(t) {
+  const { createServer } = await import("node:http");
+  const seen = [];
+  const hanging = [];
+  const srv = createServer((req, res) => {
+    seen.push({ method: req.method, url: req.url, ua: req.headers["user-agent"] || "" });
+    if (req.url === "/hang") {
+      hanging.push(res);
+      return;
+    }
+    if (req.url !== "/docs/install.html") {
+      res.writeHead(404, { "content-type": "text/plain" });
+      res.end("not found");
+      return;
+    }
+    res.writeHead(200, { "content-type": "text/html; charset=utf-8" });
+    res.end(DOC_PAGE);
+  });
+  await new Promise((ok) => srv.listen(0, "127.0.0.1", ok));
+  t.after(() => {
+    for (const res of hanging) res.destroy();
+    srv.closeAllConnections();
+    srv.close();
+  });
+  return { base: `http://127.0.0.1:${srv.address().port}`, seen };
+}
+
+// recordingSlim runs the real slim and writes each call's arguments (one
+// line) and stdin (the next line) to the returned log file.
+function recordingSlim() {
+  const log = path.join(work, `argv-${++pluginSeq}.log`);
+  const bin = fakeSlim(
+    `recording-${pluginSeq}`,
+    `if [ "$1" = fetch ]; then
+  in=$(cat)
+  printf '%s\\n' "$*" >> "${log}"
+  printf '%s\\n' "$in" >> "${log}"
+  printf '%s' "$in" | "${realSlim}" "$@"
+  exit $?
+fi
+exec "${realSlim}" "$@"`,
+  );
+  return { bin, log };
+}
+
+function fetchCalls(log) {
+  if (!existsSync(log)) return [];
+  const lines = readFileSync(log, "utf8").split("\n");
+  const out = [];
+  for (let i = 0; i + 1 < lines.length; i += 2) out.push({ argv: lines[i], stdin: lines[i + 1] });
+  return out;
+}
+
+function fetchEnv(allowPrivate) {
+  process.env.SLIM_CACHE_DIR = mkdtempSync(path.join(work, "fetch-cache-"));
+  if (allowPrivate) process.env.SLIM_FETCH_ALLOW_PRIVATE = "1";
+  else delete process.env.SLIM_FETCH_ALLOW_PRIVATE;
+}
+
+test("webfetch: registered with every argument; the model's schema requires only url", async () => {
+  process.env.SLIM_BIN = realSlim;
+  const hooks = await (await loadPlugin())(hostInput(project()));
+  const wf = hooks.tool.webfetch;
+  assert.deepEqual(Object.keys(wf.args), ["url", "format", "timeout", "prompt", "extract_main", "prefer_llms_txt", "include_metadata", "save_binary"]);
+  assert.deepEqual(wf.args.format.enum, ["markdown", "text", "html"]);
+  assert.deepEqual(wf.args.prefer_llms_txt.enum, ["auto", "always", "never"]);
+  assert.match(wf.description, /markdown/);
+  assert.match(wf.description, /redirect to another host is not followed/);
+  assert.match(wf.description, /save_binary/);
+  const ours = { description: wf.description, parameters: {}, jsonSchema: { required: Object.keys(wf.args) } };
+  await hooks["tool.definition"]({ toolID: "webfetch" }, ours);
+  assert.deepEqual(ours.jsonSchema.required, ["url"]);
+  assert.deepEqual(Object.keys(ours.jsonSchema.properties), Object.keys(wf.args));
+  // The host asks for its own webfetch first; that definition stays as it is.
+  const builtin = { description: "Fetches content from a specified URL", parameters: {}, jsonSchema: null };
+  await hooks["tool.definition"]({ toolID: "webfetch" }, builtin);
+  assert.equal(builtin.jsonSchema, null);
+});
+
+test("webfetch: asks for the plan's URLs, then returns slim's markdown; the context goes on the command line", async (t) => {
+  fetchEnv(true);
+  const srv = await docServer(t);
+  const rec = recordingSlim();
+  process.env.SLIM_BIN = rec.bin;
+  const pluginDir = project();
+  const hooks = await (await loadPlugin())(hostInput(pluginDir));
+  const sessionDir = project();
+  const titles = [];
+  const { ctx, asked } = toolCtx(sessionDir, { sessionID: "ses_fetch", metadata: (m) => titles.push(m.title) });
+  const url = `${srv.base}/docs/install.html#step-2`;
+  const r = await hooks.tool.webfetch.execute({ url, prefer_llms_txt: "never" }, ctx);
+
+  assert.equal(asked.length, 1);
+  const https = srv.base.replace("http:", "https:") + "/docs/install.html";
+  const http = srv.base + "/docs/install.html";
+  assert.deepEqual(asked[0], {
+    permission: "webfetch",
+    patterns: [https, http],
+    always: [https, http],
+    metadata: { url: https, requested_url: url, fallback_url: http, llms_probe_enabled: false, format: "markdown", prompt: undefined },
+  });
+  assert.deepEqual(titles, [`webfetch ${https}`]);
+
+  assert.ok(r.output.startsWith(`---\nrequested_url: ${JSON.stringify(url)}\n`), r.output.slice(0, 300));
+  assert.match(r.output, /Widgets are installed with a single command\./);
+  assert.match(r.output, /```go\npackage main\n/);
+  assert.ok(!r.output.includes("NAVLINK") && !r.output.includes("FOOTERTEXT"), r.output);
+  assert.equal(r.title, "Installing Widgets");
+  assert.match(r.metadata.contentType, /^text\/html/);
+  assert.equal(r.metadata.truncated, false);
+
+  const calls = fetchCalls(rec.log);
+  assert.equal(calls.length, 2);
+  assert.equal(calls[0].argv, "fetch --json --plan -");
+  assert.equal(calls[1].argv, `fetch --json --opencode-url http://127.0.0.1:4096/ --session-id ses_fetch --directory ${sessionDir} -`);
+  for (const c of calls) assert.deepEqual(JSON.parse(c.stdin), { url, prefer_llms_txt: "never" });
+  assert.deepEqual(srv.seen.map((s) => s.url), ["/docs/install.html"]);
+  assert.match(srv.seen[0].ua, /^slim-fetch\//);
+
+  // Without a session directory the plugin's own directory is the one.
+  const { ctx: bare } = toolCtx(sessionDir, { directory: undefined, sessionID: undefined });
+  await hooks.tool.webfetch.execute({ url, prefer_llms_txt: "never" }, bare);
+  assert.equal(fetchCalls(rec.log)[3].argv, `fetch --json --opencode-url http://127.0.0.1:4096/ --directory ${pluginDir} -`);
+});
+
+test("webfetch: a refused permission, or a host that cannot ask, fetches nothing", async (t) => {
+  fetchEnv(true);
+  const srv = await docServer(t);
+  const rec = recordingSlim();
+  process.env.SLIM_BIN = rec.bin;
+  const dir = project();
+  const hooks = await (await loadPlugin())(hostInput(dir));
+  const url = `${srv.base}/docs/install.html`;
+  const { ctx } = toolCtx(dir, {
+    async ask() {
+      throw new Error("The user has specified a rule which prevents you from using this specific tool call.");
+    },
+  });
+  await assert.rejects(hooks.tool.webfetch.execute({ url }, ctx), /^Error: The user has specified a rule/);
+  assert.deepEqual(fetchCalls(rec.log).map((c) => c.argv), ["fetch --json --plan -"]);
+  const { ctx: noAsk } = toolCtx(dir, { ask: undefined });
+  await assert.rejects(hooks.tool.webfetch.execute({ url }, noAsk), /no way to ask for the webfetch permission, so nothing was fetched/);
+  assert.equal(fetchCalls(rec.log).length, 1, "without a way to ask, not even the plan runs");
+  assert.deepEqual(srv.seen, []);
+});
+
+test("webfetch: slim's errors reach the model unchanged; a bad argument asks nothing", async (t) => {
+  fetchEnv(false);
+  const srv = await docServer(t);
+  process.env.SLIM_BIN = realSlim;
+  const dir = project();
+  const hooks = await (await loadPlugin())(hostInput(dir));
+  const { ctx, asked } = toolCtx(dir);
+  for (const [args, want] of [
+    [{ url: "ftp://example.com/x" }, /^Error: url "ftp:\/\/example\.com\/x": only http and https URLs can be fetched/],
+    [{ url: "https://example.com/", timeout: 500 }, /^Error: timeout must be more than 0 and at most 120 seconds/],
+    [{ url: "https://example.com/", format: "pdf" }, /^Error: format must be markdown, text or html/],
+    [{}, /^Error: url is required/],
+  ]) {
+    await assert.rejects(hooks.tool.webfetch.execute(args, ctx), want, JSON.stringify(args));
+  }
+  assert.equal(asked.length, 0);
+  // Loopback is refused by slim's address policy unless the operator opened it.
+  await assert.rejects(hooks.tool.webfetch.execute({ url: `${srv.base}/docs/install.html` }, ctx), (err) => {
+    assert.match(err.message, /loopback/);
+    assert.match(err.message, /SLIM_FETCH_ALLOW_PRIVATE=1/);
+    return true;
+  });
+  assert.equal(asked.length, 1, "the permission is asked before the fetch");
+  assert.deepEqual(srv.seen, []);
+});
+
+test("webfetch: a slim that answers no JSON fails with its exit status and stderr", async () => {
+  process.env.SLIM_BIN = fakeSlim(
+    "fetch-broken",
+    `if [ "$1" = version ]; then echo '{"version":"t","protocol":1}'; exit 0; fi
+cat > /dev/null
+for a in "$@"; do if [ "$a" = --plan ]; then echo '{"url":"https://example.com/","requested_url":"https://example.com/","llms_probe_enabled":false,"patterns":["https://example.com/"],"always":["https://example.com/"],"allowed_origins":["https://example.com"],"format":"markdown"}'; exit 0; fi; done
+echo "panic: something broke" >&2
+exit 3`,
+  );
+  const dir = project();
+  const hooks = await (await loadPlugin())(hostInput(dir));
+  const { ctx, asked } = toolCtx(dir);
+  await assert.rejects(hooks.tool.webfetch.execute({ url: "https://example.com/" }, ctx), /^Error: webfetch: slim exited with 3 without an answer: panic: something broke$/);
+  assert.deepEqual(asked[0].patterns, ["https://example.com/"]);
+});
+
+test("webfetch: an abort stops slim and the call ends", { skip: process.platform === "win32" }, async (t) => {
+  fetchEnv(true);
+  const srv = await docServer(t);
+  process.env.SLIM_BIN = realSlim;
+  const dir = project();
+  const hooks = await (await loadPlugin())(hostInput(dir));
+  const ac = new AbortController();
+  const { ctx } = toolCtx(dir, { abort: ac.signal });
+  const t0 = Date.now();
+  const call = hooks.tool.webfetch.execute({ url: `${srv.base}/hang`, prefer_llms_txt: "never" }, ctx);
+  const deadline = Date.now() + 10000;
+  while (!srv.seen.some((s) => s.url === "/hang") && Date.now() < deadline) await new Promise((r) => setTimeout(r, 20));
+  assert.ok(srv.seen.some((s) => s.url === "/hang"), "slim never reached the page");
+  ac.abort();
+  await assert.rejects(call, /^Error: /);
+  assert.ok(Date.now() - t0 < 15000, `the aborted call took ${Date.now() - t0} ms (its fetch timeout is 30 s)`);
 });
