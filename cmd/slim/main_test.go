@@ -1,11 +1,15 @@
 package main
 
 import (
+	"fmt"
+	"net/http"
+	"net/http/httptest"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strconv"
 	"strings"
+	"sync/atomic"
 	"testing"
 
 	"github.com/rogpeppe/go-internal/testscript"
@@ -59,6 +63,7 @@ func TestScripts(t *testing.T) {
 					break
 				}
 			}
+			env.Values[webKey{}] = webServers{}
 			if rg, err := exec.LookPath("rg"); err == nil {
 				env.Setenv("SLIM_TEST_RG", rg)
 			}
@@ -66,6 +71,8 @@ func TestScripts(t *testing.T) {
 		},
 		Cmds: map[string]func(ts *testscript.TestScript, neg bool, args []string){
 			"exitcode": cmdExitCode,
+			"webserve": cmdWebServe,
+			"webhits":  cmdWebHits,
 		},
 	})
 }
@@ -97,3 +104,63 @@ func cmdExitCode(ts *testscript.TestScript, neg bool, args []string) {
 		ts.Fatalf("slim exited %d, want %d", got, want)
 	}
 }
+
+// webServers holds the request counters of the servers scripts start, by
+// the variable name the script gave them.
+type webServers map[string]*atomic.Int64
+
+// cmdWebServe implements `webserve NAME DIR`: it serves DIR's files over
+// http on 127.0.0.1 for the rest of the script and sets $NAME to the
+// server's root URL (without the trailing slash) and $NAME_PORT to its
+// port. A file's type comes
+// from its extension; a path ending in /status-N answers status N.
+func cmdWebServe(ts *testscript.TestScript, neg bool, args []string) {
+	if neg || len(args) != 2 {
+		ts.Fatalf("usage: webserve NAME DIR")
+	}
+	dir := ts.MkAbs(args[1])
+	var hits atomic.Int64
+	files := http.FileServer(http.Dir(dir))
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		hits.Add(1)
+		var code int
+		if _, err := fmt.Sscanf(filepath.Base(r.URL.Path), "status-%d", &code); err == nil {
+			w.WriteHeader(code)
+			return
+		}
+		files.ServeHTTP(w, r)
+	}))
+	ts.Defer(srv.Close)
+	ts.Setenv(args[0], srv.URL)
+	ts.Setenv(args[0]+"_PORT", srv.URL[strings.LastIndexByte(srv.URL, ':')+1:])
+	webCounters(ts)[args[0]] = &hits
+}
+
+// cmdWebHits implements `webhits NAME N`: the server started as NAME has
+// answered exactly N requests.
+func cmdWebHits(ts *testscript.TestScript, neg bool, args []string) {
+	if neg || len(args) != 2 {
+		ts.Fatalf("usage: webhits NAME N")
+	}
+	c, ok := webCounters(ts)[args[0]]
+	if !ok {
+		ts.Fatalf("webhits: no server %s", args[0])
+	}
+	want, err := strconv.Atoi(args[1])
+	ts.Check(err)
+	if got := c.Load(); got != int64(want) {
+		ts.Fatalf("server %s answered %d requests, want %d", args[0], got, want)
+	}
+}
+
+// webCounters is the script's table of servers, kept in the script's
+// values so that parallel scripts do not share it.
+func webCounters(ts *testscript.TestScript) webServers {
+	if m, ok := ts.Value(webKey{}).(webServers); ok {
+		return m
+	}
+	ts.Fatalf("webserve: no server table (Setup did not run)")
+	return nil
+}
+
+type webKey struct{}
