@@ -111,10 +111,12 @@ type ocServer struct {
 	// deleteStatus gives the status of the n-th DELETE (the last one
 	// repeats); empty means 200.
 	deleteStatus []int
-	// sessionID overrides the id of created sessions.
-	sessionID string
-	byModel   map[string]func(w http.ResponseWriter, r *http.Request, abort <-chan struct{})
-	deletes   int
+	// sessionID overrides the id of created sessions; abortStatus, when
+	// non-zero, is the status of every abort (which then does nothing).
+	sessionID   string
+	abortStatus int
+	byModel     map[string]func(w http.ResponseWriter, r *http.Request, abort <-chan struct{})
+	deletes     int
 }
 
 type ocRecord struct {
@@ -181,6 +183,11 @@ func (s *ocServer) serve(w http.ResponseWriter, r *http.Request) {
 		}
 		h(w, r, abort)
 	case r.Method == "POST" && len(parts) == 3 && parts[0] == "session" && parts[2] == "abort":
+		if s.abortStatus != 0 {
+			w.WriteHeader(s.abortStatus)
+			io.WriteString(w, `{"name":"UnknownError","data":{"message":"abort refused"}}`)
+			return
+		}
 		s.mu.Lock()
 		if ch, ok := s.aborted[parts[1]]; ok {
 			select {

@@ -121,13 +121,24 @@ func TestOpenAIRefusesAnOversizedResponse(t *testing.T) {
 			io.WriteString(w, tail)
 		}
 	}
+	// An announced length over the cap is refused before the body is
+	// read: this server would never finish sending it.
+	announcedOnly := func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Length", fmt.Sprint(MaxResponseBytes+1))
+		io.WriteString(w, `{"choices":`)
+		w.(http.Flusher).Flush()
+		<-r.Context().Done()
+	}
 	srv := newOAI(t, map[string]http.HandlerFunc{
 		"announced": big(MaxResponseBytes+1, true),
 		"streamed":  big(MaxResponseBytes+1, false),
 		"fits":      big(MaxResponseBytes, false),
+		"promised":  announcedOnly,
 	})
-	for _, m := range []string{"announced", "streamed"} {
-		_, err := srv.backend().Ask(context.Background(), Ref{"p", m, ""}, "s", "u")
+	for _, m := range []string{"announced", "streamed", "promised"} {
+		ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
+		_, err := srv.backend().Ask(ctx, Ref{"p", m, ""}, "s", "u")
+		cancel()
 		if e, ok := AsError(err); !ok || e.Code != CodeResponseTooLarge {
 			t.Errorf("%s: %v, want response_too_large", m, err)
 		}

@@ -278,9 +278,11 @@ func validID(id string) bool {
 	return true
 }
 
-func (o *OpenCode) settleWait() time.Duration     { return orDefault(o.SettleWait, DefaultSettleWait) }
-func (o *OpenCode) retryPause() time.Duration     { return orDefault(o.RetryPause, DefaultRetryPause) }
-func (o *OpenCode) cleanupTimeout() time.Duration { return orDefault(o.CleanupTimeout, DefaultCleanupTimeout) }
+func (o *OpenCode) settleWait() time.Duration { return orDefault(o.SettleWait, DefaultSettleWait) }
+func (o *OpenCode) retryPause() time.Duration { return orDefault(o.RetryPause, DefaultRetryPause) }
+func (o *OpenCode) cleanupTimeout() time.Duration {
+	return orDefault(o.CleanupTimeout, DefaultCleanupTimeout)
+}
 
 func orDefault(d, def time.Duration) time.Duration {
 	if d > 0 {

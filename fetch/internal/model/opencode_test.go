@@ -290,3 +290,35 @@ func indexOf(list []string, s string) int {
 	}
 	return -1
 }
+
+// An abort the server refuses is reported with the delay that follows,
+// and the session is still deleted once.
+func TestOpenCodeReportsARefusedAbortAndStillDeletes(t *testing.T) {
+	srv := newOC(t)
+	srv.byModel["m"] = ocUntilAbort
+	srv.abortStatus = http.StatusInternalServerError
+	b := srv.backend()
+	b.SettleWait = 50 * time.Millisecond
+	ctx, cancel := context.WithTimeout(context.Background(), 100*time.Millisecond)
+	defer cancel()
+	reply, err := b.Ask(ctx, Ref{"p", "m", ""}, "s", "u")
+	if e, ok := AsError(err); !ok || e.Kind != Timeout {
+		t.Fatalf("Ask error %v", err)
+	}
+	var codes []string
+	for _, e := range []error{reply.Cleanup} {
+		if j, ok := e.(interface{ Unwrap() []error }); ok {
+			for _, x := range j.Unwrap() {
+				if xe, ok := AsError(x); ok {
+					codes = append(codes, xe.Code)
+				}
+			}
+		}
+	}
+	if !reflect.DeepEqual(codes, []string{CodeAbortFailed, CodeNotSettled}) || !strings.Contains(reply.Cleanup.Error(), "abort refused") {
+		t.Fatalf("cleanup %v (codes %q)", reply.Cleanup, codes)
+	}
+	if srv.countCalls("DELETE /session/ses_1") != 1 {
+		t.Fatalf("calls %q", srv.calls())
+	}
+}

@@ -144,7 +144,11 @@ func Run(ctx context.Context, b Backend, req Request) Outcome {
 	var last error
 	for _, ref := range refs {
 		if ctx.Err() != nil {
-			last = ctxError(ctx, ref, "before the model was asked")
+			// The caller gave up: no further model is asked, and the
+			// attempt that was cut short says so itself.
+			if last == nil {
+				last = ctxError(ctx, ref, "before the model was asked")
+			}
 			break
 		}
 		actx, cancel := context.WithTimeout(ctx, timeout)

@@ -176,19 +176,22 @@ func TestRunCutsALongPageByRunesAndSaysSo(t *testing.T) {
 // Each model gets the per-attempt timeout on its own: a model that hangs
 // is given up after it, and the next one still answers.
 func TestRunGivesEachModelItsOwnTimeout(t *testing.T) {
-	srv := newOAI(t, map[string]http.HandlerFunc{"slow": hang, "fast": text("quick")})
+	srv := newOAI(t, map[string]http.HandlerFunc{"slow1": hang, "slow2": hang, "slow3": hang, "fast": text("quick")})
 	start := time.Now()
 	got := Run(context.Background(), srv.backend(), Request{Prompt: "q", Markdown: pageText, WordCount: 200,
-		Refs: []Ref{{"p", "slow", ""}, {"p", "fast", ""}}, Timeout: 200 * time.Millisecond})
+		Refs: []Ref{{"p", "slow1", ""}, {"p", "slow2", ""}, {"p", "slow3", ""}, {"p", "fast", ""}}, Timeout: 250 * time.Millisecond})
 	if got.Answer != "quick" || got.Model != "p/fast" {
 		t.Fatalf("outcome %+v", got)
 	}
-	if d := time.Since(start); d < 200*time.Millisecond || d > 3*time.Second {
-		t.Fatalf("took %s, want about the 200ms timeout", d)
+	// Three timeouts of 250ms; a shared or longer limit would take 1s or more.
+	if d := time.Since(start); d < 750*time.Millisecond || d > 2*time.Second {
+		t.Fatalf("took %s, want about three 250ms timeouts", d)
 	}
-	e, ok := AsError(got.Attempts[0].Err)
-	if !ok || e.Kind != Timeout || !strings.Contains(e.Message, "no answer within 200ms") {
-		t.Fatalf("slow attempt: %v", got.Attempts[0].Err)
+	for _, a := range got.Attempts[:3] {
+		e, ok := AsError(a.Err)
+		if !ok || e.Kind != Timeout || !strings.Contains(e.Message, a.Model+": no answer within 250ms") {
+			t.Fatalf("slow attempt: %v", a.Err)
+		}
 	}
 }
 
@@ -206,7 +209,7 @@ func TestRunStopsWhenTheCallerCancels(t *testing.T) {
 	if e, ok := AsError(got.Attempts[0].Err); !ok || e.Kind != Canceled || !errors.Is(e, context.Canceled) {
 		t.Fatalf("attempt: %v, want canceled", got.Attempts[0].Err)
 	}
-	if srv.count("next") != 0 || !strings.Contains(got.Error, "canceled") {
+	if srv.count("next") != 0 || len(got.Attempts) != 1 || !strings.Contains(got.Error, "p/slow: canceled") {
 		t.Fatalf("the next model was asked after cancel (error %q)", got.Error)
 	}
 }
