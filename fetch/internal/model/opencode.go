@@ -10,8 +10,9 @@ import (
 	"time"
 )
 
-// SessionTitle is the title of the helper sessions OpenCode creates. It is
-// fixed, so that people and tools can recognise (and hide) these sessions.
+// SessionTitle is the title of the helper sessions the OpenCode backend
+// creates. It is fixed, so that people and tools can recognise (and hide)
+// these sessions.
 const SessionTitle = "smartfetch-secondary"
 
 // Defaults of the OpenCode backend's clean-up.

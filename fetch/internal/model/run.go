@@ -29,13 +29,15 @@ const (
 // Why the model did not answer, in Outcome.SkippedReason. The values are
 // stable: callers put them in the result's metadata.
 const (
-	SkipNoPrompt         = "no_prompt"
-	SkipNoModel          = "no_secondary_model_configured"
-	SkipEmptyContent     = "empty_content"
-	SkipContentTooShort  = "content_too_short"
-	SkipAllModelsFailed  = "secondary_model_failed"
-	truncationNoteFormat = "only the first %d characters of a longer fetched document were provided."
+	SkipNoPrompt        = "no_prompt"
+	SkipNoModel         = "no_secondary_model_configured"
+	SkipEmptyContent    = "empty_content"
+	SkipContentTooShort = "content_too_short"
+	SkipAllModelsFailed = "secondary_model_failed"
 )
+
+// truncationNoteFormat is added to the task when the page was cut.
+const truncationNoteFormat = "only the first %d characters of a longer fetched document were provided."
 
 // Backend sends one system and one user message to a model.
 type Backend interface {
