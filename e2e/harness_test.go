@@ -145,6 +145,9 @@ type project struct {
 	// permission replaces the host's permission rules when set; by default
 	// everything is allowed.
 	permission map[string]any
+	// env is added to the host's environment (and so to the plugin's and
+	// slim's), as KEY=value.
+	env []string
 }
 
 var unsafeName = regexp.MustCompile(`[^A-Za-z0-9_.-]+`)
@@ -310,7 +313,7 @@ func (p *project) hostEnv() []string {
 	if p.slimBin != "" {
 		env = append(env, "SLIM_BIN="+p.slimBin)
 	}
-	return env
+	return append(env, p.env...)
 }
 
 // writeConfig writes opencode.json for a provider at baseURL.
