@@ -65,23 +65,6 @@ echo
 echo "== peak RSS of the binary (50 drifted chunks)"
 go run ./bench/rescuefixture "$out/fx"
 
-peak_kib() { # command... -> "peak-RSS-KiB cpu-seconds" (GNU time, else /proc VmHWM polling and no CPU time)
-	if /usr/bin/time -v true >/dev/null 2>&1; then
-		/usr/bin/time -v "$@" 2>"$out/time.txt" >/dev/null || { cat "$out/time.txt" >&2; return 1; }
-		awk -F: '/Maximum resident set size/ { gsub(/ /, "", $2); rss = $2 }
-			/User time|System time/ { cpu += $2 }
-			END { print rss, cpu }' "$out/time.txt"
-	else
-		"$@" >/dev/null &
-		local pid=$! hwm=0 v
-		while v=$(awk '/VmHWM/ { print $2 }' "/proc/$pid/status" 2>/dev/null) && [ -n "$v" ]; do
-			hwm=$v
-		done
-		wait "$pid"
-		echo "$hwm -"
-	fi
-}
-
 base=$(peak_kib "$out/slim" version)
 printf '%-8s %8s %8s %10s %10s %10s %12s\n' lines "file MiB" mode "RSS MiB" "RSS/file" "budget MiB" "cpu ms"
 echo "$base" | awk '{ printf "%-8s %8s %8s %10.1f %10s %10s %12s\n", "-", "-", "version", $1 / 1024, "-", "-", ($2 == "-" ? "-" : $2 * 1000) }'

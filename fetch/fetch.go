@@ -31,6 +31,10 @@ type Result struct {
 	// Metadata is the metadata block's fields, whether or not Output
 	// carries it.
 	Metadata Metadata
+	// Warnings are problems that did not change the answer (a helper
+	// session of the secondary model that could not be deleted), for the
+	// caller's log.
+	Warnings []string
 }
 
 // fetcher holds one Fetch's state.
@@ -41,6 +45,8 @@ type fetcher struct {
 	c       *client
 	allowed map[string]bool
 	store   *cacheStore
+	// warnings collects Result.Warnings.
+	warnings []string
 	// outer is the caller's context, without the fetch's time limit.
 	outer context.Context
 }
@@ -72,7 +78,9 @@ func Fetch(ctx context.Context, r Request, cfg Config) (*Result, error) {
 	if err != nil {
 		return nil, err
 	}
-	return f.finish(ctx, e, how), nil
+	res := f.finish(ctx, e, how)
+	res.Warnings = f.warnings
+	return res, nil
 }
 
 // how is what happened on the way to an entry, for the metadata.

@@ -50,6 +50,7 @@ func (f *fetcher) askModel(ctx context.Context, e *entry, m *Metadata, content s
 		Refs:      refs,
 		Timeout:   f.cfg.Model.Timeout,
 	})
+	f.warnings = append(f.warnings, out.Warnings...)
 	if out.SkippedReason != "" {
 		m.add("secondary_model_skipped_reason", out.SkippedReason)
 		if out.SkippedReason == model.SkipAllModelsFailed {

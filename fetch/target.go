@@ -33,7 +33,10 @@ func parseTarget(raw string) (*target, error) {
 	}
 	u, err := urlParser.Parse(strings.TrimSpace(raw))
 	if err != nil {
-		return nil, bad("url %q is not a valid URL: %v", raw, err)
+		if !strings.Contains(raw, "://") {
+			return nil, bad("url %q is not a valid URL: it needs a scheme, http:// or https://", raw)
+		}
+		return nil, bad("url %q is not a valid URL", raw)
 	}
 	scheme := u.Scheme()
 	if scheme != "http" && scheme != "https" {

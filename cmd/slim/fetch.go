@@ -71,6 +71,11 @@ func fetchCommand(e *env) *cli.Command {
 					ctx, stop := interruptible()
 					defer stop()
 					res, err = fetch.Fetch(ctx, req, cfg)
+					if res != nil {
+						for _, w := range res.Warnings {
+							e.log.Warn().Str("url", req.URL).Msg(w)
+						}
+					}
 				}
 			}
 			if jsonMode(c) {
