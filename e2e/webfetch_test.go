@@ -187,30 +187,47 @@ func TestWebfetchServedBySlim(t *testing.T) {
 	})
 }
 
-// The user's webfetch permission still decides: the host asks nothing for a
-// plugin tool by itself, so the plugin asks it, and a request the host
-// refuses (a non-interactive run refuses every one) fetches nothing.
-func TestWebfetchAsksPermission(t *testing.T) {
+// The user's webfetch permission still decides. The host asks nothing for
+// a plugin tool by itself, so the plugin asks it: under an ask rule the
+// request is refused (a non-interactive run refuses every one) and nothing
+// is fetched. Under a deny rule the host does not offer the tool at all.
+func TestWebfetchPermission(t *testing.T) {
 	t.Parallel()
-	docs := startDocServer(t)
-	p, _ := fetchProject(t, true)
-	p.permission = map[string]any{"*": "allow", "webfetch": "ask"}
-	r := p.run(fp.Calls(webfetch(docs.URL+"/docs/install.html")), fp.Text("done"))
-	var found bool
-	for _, ev := range r.tools {
-		if ev.Tool != "webfetch" {
-			continue
-		}
-		found = true
-		if ev.Status != "error" || !strings.HasPrefix(ev.Error, hostRejected) {
-			t.Errorf("webfetch under an ask rule: want the host's refusal %q, got %s %q", hostRejected, ev.Status, clip(ev.Error+ev.Output, 500))
-		}
-	}
-	if !found {
-		t.Errorf("the host reported no webfetch call")
-	}
-	if seen := docs.requests(); len(seen) != 0 {
-		t.Errorf("the page was fetched although the permission was refused: %v", seen)
+	for _, rule := range []string{"ask", "deny"} {
+		t.Run(rule, func(t *testing.T) {
+			t.Parallel()
+			docs := startDocServer(t)
+			p, _ := fetchProject(t, true)
+			p.permission = map[string]any{"*": "allow", "webfetch": rule}
+			r := p.run(fp.Calls(webfetch(docs.URL+"/docs/install.html")), fp.Text("done"))
+			offered := contains(r.provider.ScriptedRequests()[0].Tools, "webfetch")
+			switch rule {
+			case "ask":
+				if !offered {
+					t.Fatalf("under an ask rule the host did not offer webfetch")
+				}
+				var found bool
+				for _, ev := range r.tools {
+					if ev.Tool != "webfetch" {
+						continue
+					}
+					found = true
+					if ev.Status != "error" || !strings.HasPrefix(ev.Error, hostRejected) {
+						t.Errorf("webfetch under an ask rule: want the host's refusal %q, got %s %q", hostRejected, ev.Status, clip(ev.Error+ev.Output, 500))
+					}
+				}
+				if !found {
+					t.Errorf("the host reported no webfetch call")
+				}
+			case "deny":
+				if offered {
+					t.Errorf("under a deny rule the host still offered webfetch")
+				}
+			}
+			if seen := docs.requests(); len(seen) != 0 {
+				t.Errorf("the page was fetched although the permission was refused: %v", seen)
+			}
+		})
 	}
 }
 
