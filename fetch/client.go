@@ -227,6 +227,11 @@ func (c *client) upgradeWalk(ctx context.Context, t *target, allowed map[string]
 func readBody(ctx context.Context, resp *http.Response, limit int64) (data []byte, over bool, err error) {
 	defer resp.Body.Close()
 	data, err = io.ReadAll(io.LimitReader(resp.Body, limit+1))
+	if ctx.Err() != nil {
+		// A cancelled transfer may end in a clean EOF: what was read is
+		// not the whole body.
+		return nil, false, timeoutErr(ctx, ctx.Err())
+	}
 	if err != nil {
 		if ctx.Err() != nil {
 			return nil, false, timeoutErr(ctx, err)
@@ -244,6 +249,9 @@ func readBody(ctx context.Context, resp *http.Response, limit int64) (data []byt
 func countBody(ctx context.Context, resp *http.Response, limit int64) (n int64, over bool, err error) {
 	defer resp.Body.Close()
 	n, err = io.Copy(io.Discard, io.LimitReader(resp.Body, limit+1))
+	if ctx.Err() != nil {
+		return n, false, timeoutErr(ctx, ctx.Err())
+	}
 	if err != nil {
 		if ctx.Err() != nil {
 			return n, false, timeoutErr(ctx, err)

@@ -3,7 +3,9 @@ package fetch
 import (
 	"bufio"
 	"context"
+	"errors"
 	"fmt"
+	"io"
 	"mime"
 	"net/http"
 	"net/url"
@@ -204,7 +206,14 @@ func (f *fetcher) response(ctx context.Context, w *walked, upgraded bool) (any, 
 	if mt == "" || mt == "application/octet-stream" || mt == "text/plain" {
 		br := bufio.NewReaderSize(resp.Body, 4096)
 		resp.Body = readCloser{br, resp.Body}
-		sniff, _ = br.Peek(2048)
+		var err error
+		if sniff, err = br.Peek(2048); ctx.Err() != nil || err != nil && err != io.EOF && !errors.Is(err, bufio.ErrBufferFull) {
+			resp.Body.Close()
+			if ctx.Err() != nil {
+				return nil, timeoutErr(ctx, err)
+			}
+			return nil, newErr(Failed, CodeNetwork, fmt.Sprintf("Reading the response failed: %v", err), err)
+		}
 	}
 
 	eff := declared
