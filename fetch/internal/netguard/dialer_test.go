@@ -162,8 +162,8 @@ func TestResolveMappingIsExemptFromThePolicy(t *testing.T) {
 			t.Fatalf("%s: got %q, %v", u, body, err)
 		}
 	}
-	// Another port of the same host is not mapped and goes through the
-	// policy (and the system resolver, which does not know the name).
+	// Another port of the same host is not mapped: it is resolved and goes
+	// through the policy.
 	if _, err := get(t, client(&Dialer{Resolve: d.Resolve, Resolver: resolver("site.example.com", "127.0.0.1")}),
 		"http://site.example.com:81/"); err == nil {
 		t.Fatal("an unmapped port was served")
