@@ -37,7 +37,6 @@
 package cache
 
 import (
-	"compress/gzip"
 	"crypto/sha256"
 	"encoding/binary"
 	"encoding/hex"
@@ -445,7 +444,8 @@ func (s *Store) readEntry(path, key string) (*Entry, fs.FileInfo, error) {
 		return nil, fi, err
 	}
 	defer f.Close()
-	zr, err := gzip.NewReader(f)
+	var in inflater
+	zr, err := in.reset(f)
 	if err != nil {
 		return nil, fi, err
 	}

@@ -1,6 +1,9 @@
 package cache
 
 import (
+	"bufio"
+	"bytes"
+	"compress/gzip"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -35,13 +38,20 @@ type header struct {
 
 func (h header) hasValidator() bool { return h.ETag != "" || h.LastModified != "" }
 
-// encodeDocument writes e's document for key to w. The payload must be
+// payloadField introduces the payload. The encoder writes it only as the
+// last key: inside a string value the quotes would be escaped.
+var payloadField = []byte(`,"payload":`)
+
+// encodeDocument returns e's document for key, split into the header (up
+// to and including the payload's name) and the rest. The payload must be
 // valid JSON; it is compacted, and HTML characters in it are left as they
-// are.
-func encodeDocument(w io.Writer, key string, e *Entry) error {
-	enc := json.NewEncoder(w)
+// are. The writer flushes the compressor between the two parts, so a reader
+// of the header decompresses only the header and not the payload.
+func encodeDocument(key string, e *Entry) (head, rest []byte, err error) {
+	var b bytes.Buffer
+	enc := json.NewEncoder(&b)
 	enc.SetEscapeHTML(false)
-	return enc.Encode(document{
+	err = enc.Encode(document{
 		V:            version,
 		Key:          key,
 		StoredAt:     e.StoredAt.UTC(),
@@ -49,6 +59,12 @@ func encodeDocument(w io.Writer, key string, e *Entry) error {
 		LastModified: e.LastModified,
 		Payload:      e.Payload,
 	})
+	if err != nil {
+		return nil, nil, err
+	}
+	doc := b.Bytes()
+	i := bytes.Index(doc, payloadField) + len(payloadField)
+	return doc[:i], doc[i:], nil
 }
 
 // decodeDocument reads a document for wantKey from r. With full false it
@@ -195,4 +211,25 @@ func (l *limitWriter) Write(p []byte) (int, error) {
 	n, err := l.w.Write(p)
 	l.n -= int64(n)
 	return n, err
+}
+
+// inflater decompresses entry files, keeping its buffers and decompressor
+// from one file to the next: a sweep reads the header of every entry, and
+// setting up a decompressor costs more than reading a header.
+type inflater struct {
+	br *bufio.Reader
+	zr gzip.Reader
+}
+
+// reset starts decompressing r.
+func (in *inflater) reset(r io.Reader) (io.Reader, error) {
+	if in.br == nil {
+		in.br = bufio.NewReader(r)
+	} else {
+		in.br.Reset(r)
+	}
+	if err := in.zr.Reset(in.br); err != nil {
+		return nil, err
+	}
+	return &in.zr, nil
 }

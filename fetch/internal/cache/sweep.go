@@ -1,7 +1,6 @@
 package cache
 
 import (
-	"compress/gzip"
 	"errors"
 	"io/fs"
 	"os"
@@ -59,6 +58,7 @@ type sweep struct {
 	victims   []victim // entries and probes that eviction may delete
 	links     []link
 	errs      []error
+	in        inflater
 }
 
 type victim struct {
@@ -119,7 +119,7 @@ func (w *sweep) entries() {
 			continue
 		}
 		path := filepath.Join(w.s.entries, de.Name())
-		h, fi, err := w.s.readHeader(path, key)
+		h, fi, err := w.s.readHeader(path, key, &w.in)
 		switch {
 		case errors.Is(err, fs.ErrNotExist):
 		case damaged(err) && fi != nil:
@@ -225,13 +225,13 @@ func (w *sweep) evict() {
 
 // readHeader reads the header of the entry for key at path, decompressing
 // only as far as the payload.
-func (s *Store) readHeader(path, key string) (header, fs.FileInfo, error) {
+func (s *Store) readHeader(path, key string, in *inflater) (header, fs.FileInfo, error) {
 	f, fi, err := openRegular(path, s.maxEntry)
 	if err != nil {
 		return header{}, fi, err
 	}
 	defer f.Close()
-	zr, err := gzip.NewReader(f)
+	zr, err := in.reset(f)
 	if err != nil {
 		return header{}, fi, err
 	}

@@ -15,25 +15,38 @@ func (s *Store) writeEntry(key string, e *Entry, now time.Time) error {
 	// A file that would take most of the cap would evict everything else
 	// and then itself, so it is refused like an oversized one.
 	fileMax := min(s.maxEntry, s.maxBytes*sweepGoal/10)
-	err := s.writeAtomic(s.entries, key+".json.gz", now, fileMax, func(w io.Writer) error {
-		zw, err := gzip.NewWriterLevel(w, gzip.DefaultCompression)
-		if err != nil {
-			return err
-		}
-		if err := encodeDocument(&limitWriter{w: zw, n: s.maxEntry}, key, e); err != nil {
-			return err
-		}
-		return zw.Close()
-	})
+	head, rest, err := encodeDocument(key, e)
+	if err != nil {
+		return newErr(Invalid, CodeBadEntry, err, "cannot encode the entry")
+	}
+	if int64(len(head)+len(rest)) > s.maxEntry {
+		err = errTooLarge
+	} else {
+		err = s.writeAtomic(s.entries, key+".json.gz", now, fileMax, func(w io.Writer) error {
+			zw, err := gzip.NewWriterLevel(w, gzip.DefaultCompression)
+			if err != nil {
+				return err
+			}
+			if _, err := zw.Write(head); err != nil {
+				return err
+			}
+			// Ends the compressed block here, so the header can be read
+			// without decompressing the payload (see readHeader).
+			if err := zw.Flush(); err != nil {
+				return err
+			}
+			if _, err := zw.Write(rest); err != nil {
+				return err
+			}
+			return zw.Close()
+		})
+	}
 	if errors.Is(err, errTooLarge) {
 		return newErr(Invalid, CodeTooLarge, nil,
 			"the entry is too large to cache (at most %d bytes decompressed and %d compressed)", s.maxEntry, fileMax)
 	}
 	if err != nil && !isCacheError(err) {
-		if isPathError(err) {
-			return ioErr(err, "cannot store an entry")
-		}
-		return newErr(Invalid, CodeBadEntry, err, "cannot encode the entry")
+		return ioErr(err, "cannot store an entry")
 	}
 	return err
 }
@@ -91,9 +104,4 @@ func (s *Store) writeAtomic(dir, name string, mtime time.Time, max int64, fill f
 func isCacheError(err error) bool {
 	_, ok := AsError(err)
 	return ok
-}
-
-func isPathError(err error) bool {
-	var pe *os.PathError
-	return errors.As(err, &pe)
 }
