@@ -36,9 +36,11 @@ func newClient(n Network) *client {
 	if n.Resolver != nil {
 		d.Resolver = n.Resolver
 	}
-	// Proxies are not used: the address policy must see the target's own
-	// address, which a proxy would hide.
-	tr := netguard.Transport(d, netguard.WithTLSConfig(&tls.Config{RootCAs: n.RootCAs}))
+	opts := []netguard.Option{netguard.WithTLSConfig(&tls.Config{RootCAs: n.RootCAs})}
+	if n.Proxy != nil {
+		opts = append(opts, netguard.WithProxy(n.Proxy))
+	}
+	tr := netguard.Transport(d, opts...)
 	return &client{hc: &http.Client{
 		Transport:     tr,
 		CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse },
@@ -83,9 +85,12 @@ func netErr(ctx context.Context, u string, err error) error {
 	return newErr(Failed, CodeNetwork, fmt.Sprintf("Request to %s failed: %v", u, unwrapURLError(err)), err)
 }
 
-// timeoutErr is the time limit's error; the limit is carried by the
-// context (withLimit).
+// timeoutErr is the error of a context that ended: the time limit (carried
+// by the context, see withLimit), or the caller's cancellation (a signal).
 func timeoutErr(ctx context.Context, cause error) error {
+	if errors.Is(ctx.Err(), context.Canceled) {
+		return newErr(Failed, CodeInterrupted, "fetch interrupted before it finished", cause)
+	}
 	ms := int64(0)
 	if l, ok := ctx.Value(limitKey{}).(time.Duration); ok {
 		ms = l.Milliseconds()

@@ -29,6 +29,7 @@ const (
 	CodeTooManyRedirects = "too_many_redirects"
 	CodeMissingLocation  = "missing_location"
 	CodeTimeout          = "timeout"
+	CodeInterrupted      = "interrupted"
 	CodeNetwork          = "network_error"
 	CodeAddressRefused   = "address_refused"
 	CodeBinaryUnsavable  = "binary_unsavable"

@@ -3,6 +3,7 @@ package fetch
 import (
 	"bytes"
 	"compress/gzip"
+	"context"
 	"fmt"
 	"net/http"
 	"os"
@@ -620,4 +621,15 @@ func TestHeaders(t *testing.T) {
 	if got := s.last().Header.Get("Accept"); got != "text/plain, text/markdown;q=0.9, */*;q=0.1" {
 		t.Errorf("probe Accept %q", got)
 	}
+}
+
+func TestCancelledFetchIsInterruptedNotATimeout(t *testing.T) {
+	w := newWorld(t)
+	w.https("site.example.com", http.HandlerFunc(func(rw http.ResponseWriter, r *http.Request) {
+		<-r.Context().Done()
+	}))
+	ctx, cancel := context.WithCancel(context.Background())
+	time.AfterFunc(200*time.Millisecond, cancel)
+	_, err := Fetch(ctx, req("https://site.example.com/"), w.cfg)
+	wantErr(t, err, Failed, "interrupted")
 }

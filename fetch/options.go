@@ -3,7 +3,9 @@ package fetch
 import (
 	"context"
 	"crypto/x509"
+
 	"fmt"
+	"golang.org/x/net/http/httpproxy"
 	"net/netip"
 	"time"
 )
@@ -129,6 +131,13 @@ type Network struct {
 	// RootCAs replaces the system roots (tests); nil means the system's
 	// (SSL_CERT_FILE is honoured).
 	RootCAs *x509.CertPool
+	// Proxy, when set, sends requests through the proxies it names
+	// (HTTP_PROXY, HTTPS_PROXY, NO_PROXY; build it with
+	// httpproxy.FromEnvironment). The proxy's own address is exempt from the
+	// address policy; a proxied target is checked first (an IP literal as
+	// it is, a name by resolving it here), and a name that does not resolve
+	// here is the proxy's to resolve. nil means no proxy.
+	Proxy *httpproxy.Config
 }
 
 // Resolver looks up a host's addresses.

@@ -206,7 +206,7 @@ func seconds(s float64) time.Duration {
 func fetchConfig(e *env, c *cli.Context) (fetch.Config, error) {
 	s := e.cfg.fetch
 	cfg := fetch.Config{
-		Network:      fetch.Network{AllowPrivate: s.allowPrivate, AllowLinkLocal: s.allowLinkLocal},
+		Network:      fetch.Network{AllowPrivate: s.allowPrivate, AllowLinkLocal: s.allowLinkLocal, Proxy: s.proxy},
 		AllowOrigins: listOf(c, "allow-origin"),
 		ProbeTimeout: s.probeTimeout,
 	}

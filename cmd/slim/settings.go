@@ -5,6 +5,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"golang.org/x/net/http/httpproxy"
 )
 
 // settings are the SLIM_* environment variables the commands act on, read
@@ -74,6 +76,9 @@ type fetchSettings struct {
 	// OPENCODE_SERVER_USERNAME and OPENCODE_SERVER_PASSWORD: the OpenCode
 	// server's basic auth.
 	openCodeUser, openCodePassword string
+	// proxy is HTTPS_PROXY / HTTP_PROXY / NO_PROXY (either case), nil when
+	// no proxy is set.
+	proxy *httpproxy.Config
 }
 
 // readFetchSettings reads the SLIM_FETCH_* variables. A malformed number
@@ -93,6 +98,14 @@ func readFetchSettings(getenv func(string) string) fetchSettings {
 		openCodeUser:     getenv("OPENCODE_SERVER_USERNAME"),
 		openCodePassword: getenv("OPENCODE_SERVER_PASSWORD"),
 	}
+	p := &httpproxy.Config{
+		HTTPProxy:  firstOf(getenv("HTTP_PROXY"), getenv("http_proxy")),
+		HTTPSProxy: firstOf(getenv("HTTPS_PROXY"), getenv("https_proxy")),
+		NoProxy:    firstOf(getenv("NO_PROXY"), getenv("no_proxy")),
+	}
+	if p.HTTPProxy != "" || p.HTTPSProxy != "" {
+		s.proxy = p
+	}
 	if n, err := strconv.ParseInt(getenv("SLIM_FETCH_CACHE_MAX_BYTES"), 10, 64); err == nil && n > 0 {
 		s.cacheMaxBytes = n
 	}
@@ -110,6 +123,13 @@ func readFetchSettings(getenv func(string) string) fetchSettings {
 		}
 	}
 	return s
+}
+
+func firstOf(a, b string) string {
+	if a != "" {
+		return a
+	}
+	return b
 }
 
 // envDuration parses a Go duration ("1.5s") or a number of seconds; 0 when

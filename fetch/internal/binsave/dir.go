@@ -8,10 +8,10 @@ import (
 
 // DirPrefix starts the name of the download directory under the temporary
 // directory.
-const DirPrefix = "opencode-smartfetch"
+const DirPrefix = "slim-fetch"
 
 // Dir returns the directory downloads are saved in, creating it when
-// missing: <tmp>/opencode-smartfetch-<uid> on Unix, <tmp>\opencode-smartfetch
+// missing: <tmp>/slim-fetch-<uid> on Unix, <tmp>\slim-fetch
 // on Windows (where the temporary directory is already per user). An empty
 // tmp means os.TempDir().
 //

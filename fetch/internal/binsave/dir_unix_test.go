@@ -20,10 +20,10 @@ func wantUnsafe(t *testing.T, err error, why string) {
 }
 
 func userDir(tmp string) string {
-	return filepath.Join(tmp, "opencode-smartfetch-"+strconv.Itoa(os.Getuid()))
+	return filepath.Join(tmp, "slim-fetch-"+strconv.Itoa(os.Getuid()))
 }
 
-// Dir creates <tmp>/opencode-smartfetch-<uid> with mode 0700 exactly, even
+// Dir creates <tmp>/slim-fetch-<uid> with mode 0700 exactly, even
 // under a umask that would leave it unwritable, and hands the same
 // directory back on the next call.
 func TestDirCreatesAPrivatePerUserDirectory(t *testing.T) {
