@@ -5,7 +5,8 @@ import (
 	"testing"
 )
 
-// benchPayload is a 20 KB result, about a short article.
+// benchStore opens a store holding "others" results of 20 KB (a short
+// article each) and one more, under a key and an alias, whose key it returns.
 func benchStore(b *testing.B, others int) (*Store, string) {
 	s, err := Open(Options{Dir: b.TempDir()})
 	if err != nil {

@@ -171,11 +171,11 @@ func Open(o Options) (*Store, error) {
 	}
 	s := &Store{
 		root:     filepath.Join(dir, "v1"),
-		ttl:      or(o.TTL, DefaultTTL),
-		maxStale: or(o.MaxStale, DefaultMaxStale),
-		negTTL:   or(o.NegativeTTL, DefaultNegativeTTL),
-		maxBytes: or(o.MaxBytes, DefaultMaxBytes),
-		maxEntry: or(o.MaxEntryBytes, DefaultMaxEntryBytes),
+		ttl:      orDefault(o.TTL, DefaultTTL),
+		maxStale: orDefault(o.MaxStale, DefaultMaxStale),
+		negTTL:   orDefault(o.NegativeTTL, DefaultNegativeTTL),
+		maxBytes: orDefault(o.MaxBytes, DefaultMaxBytes),
+		maxEntry: orDefault(o.MaxEntryBytes, DefaultMaxEntryBytes),
 		now:      o.Now,
 	}
 	s.maxStale = max(s.maxStale, s.ttl)
@@ -196,7 +196,8 @@ func Open(o Options) (*Store, error) {
 	return s, nil
 }
 
-func or[T comparable](v, def T) T {
+// orDefault returns v, or def when v is the zero value.
+func orDefault[T comparable](v, def T) T {
 	var zero T
 	if v == zero {
 		return def

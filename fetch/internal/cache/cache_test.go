@@ -5,6 +5,7 @@ import (
 	"compress/gzip"
 	"encoding/json"
 	"errors"
+	"io"
 	"os"
 	"path/filepath"
 	"strings"
@@ -516,5 +517,40 @@ func TestOpenRefusesBadOptionsAndDirectories(t *testing.T) {
 	os.WriteFile(filepath.Join(root, "v1", "entries"), nil, 0o600)
 	if _, err := Open(Options{Dir: root}); kindOf(err) != Unsafe {
 		t.Errorf("a file where a directory belongs: %v", err)
+	}
+}
+
+// countReader counts the bytes read through it.
+type countReader struct {
+	r io.Reader
+	n int
+}
+
+func (c *countReader) Read(p []byte) (int, error) {
+	n, err := c.r.Read(p)
+	c.n += n
+	return n, err
+}
+
+func TestAHeaderIsReadWithoutInflatingThePayload(t *testing.T) {
+	s, c := open(t, nil)
+	k := Key("big")
+	mustPut(t, s, &Entry{ETag: `"e"`, Payload: signed("big", 0, 1<<20)}, k)
+	data, err := os.ReadFile(s.entryPath(k))
+	if err != nil || len(data) < 500_000 {
+		t.Fatalf("%d bytes, %v", len(data), err)
+	}
+	r := &countReader{r: bytes.NewReader(data)}
+	var in inflater
+	zr, err := in.reset(r)
+	if err != nil {
+		t.Fatal(err)
+	}
+	h, _, err := decodeDocument(zr, k, false)
+	if err != nil || h.ETag != `"e"` || !h.StoredAt.Equal(c.Now()) {
+		t.Fatalf("header %+v, %v", h, err)
+	}
+	if r.n > 4096 {
+		t.Fatalf("reading the header took %d of the file's %d bytes", r.n, len(data))
 	}
 }
