@@ -16,7 +16,7 @@ func versionCommand(e *env) *cli.Command {
 		Name:      "version",
 		Usage:     "print slim's version, commit, hook protocol version and Go version",
 		UsageText: "slim version [--json]\n\nExample:\n   slim version --json",
-		Flags:     []cli.Flag{&cli.BoolFlag{Name: "json", Usage: "print {version, commit, protocol, go}"}},
+		Flags:     []cli.Flag{&cli.BoolFlag{Name: "json", Usage: "print {version, commit, protocol, go, features}"}},
 		Action: func(c *cli.Context) error {
 			if c.NArg() > 0 {
 				return usageErr("version takes no arguments")
@@ -28,7 +28,10 @@ func versionCommand(e *env) *cli.Command {
 					Commit   string `json:"commit"`
 					Protocol int    `json:"protocol"`
 					Go       string `json:"go"`
-				}{version, commit, protocol.Version, runtime.Version()})
+					// Features are the tools this build can serve, so that
+					// a plugin never offers one an older slim lacks.
+					Features []string `json:"features"`
+				}{version, commit, protocol.Version, runtime.Version(), []string{"search", "fetch"}})
 			}
 			_, err := fmt.Fprintf(e.stdout, "slim %s (commit %s, protocol %d, %s)\n", version, commit, protocol.Version, runtime.Version())
 			return err

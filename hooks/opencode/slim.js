@@ -658,6 +658,13 @@ export const SlimPlugin = async (input) => {
     },
   };
 
+  // A slim too old to fetch gets no webfetch: the host's own stays.
+  const features = Array.isArray(probe.answer.features) ? probe.answer.features : [];
+  if (!features.includes("fetch")) {
+    delete tools.webfetch;
+    log("info", "this slim has no fetch; the host's own webfetch stays", { bin });
+  }
+
   return {
     tool: tools,
 

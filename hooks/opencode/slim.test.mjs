@@ -933,7 +933,7 @@ test("webfetch: slim's errors reach the model unchanged; a bad argument asks not
 test("webfetch: a slim that answers no JSON fails with its exit status and stderr", async () => {
   process.env.SLIM_BIN = fakeSlim(
     "fetch-broken",
-    `if [ "$1" = version ]; then echo '{"version":"t","protocol":1}'; exit 0; fi
+    `if [ "$1" = version ]; then echo '{"version":"t","protocol":1,"features":["fetch"]}'; exit 0; fi
 cat > /dev/null
 for a in "$@"; do if [ "$a" = --plan ]; then echo '{"url":"https://example.com/","requested_url":"https://example.com/","llms_probe_enabled":false,"patterns":["https://example.com/"],"always":["https://example.com/"],"allowed_origins":["https://example.com"],"format":"markdown"}'; exit 0; fi; done
 echo "panic: something broke" >&2
@@ -944,6 +944,15 @@ exit 3`,
   const { ctx, asked } = toolCtx(dir);
   await assert.rejects(hooks.tool.webfetch.execute({ url: "https://example.com/" }, ctx), /^Error: webfetch: slim exited with 3 without an answer: panic: something broke$/);
   assert.deepEqual(asked[0].patterns, ["https://example.com/"]);
+});
+
+test("webfetch: a slim without fetch leaves the host's own webfetch in place", async () => {
+  process.env.SLIM_BIN = fakeSlim("nofetch", `if [ "$1" = version ]; then echo '{"version":"t","protocol":1,"features":["search"]}'; exit 0; fi
+exit 2`);
+  const hooks = await (await loadPlugin())(hostInput(project()));
+  assert.equal(hooks.tool.webfetch, undefined);
+  assert.ok(hooks.tool.ast_grep_search, "the other tools stay");
+  assert.match(readFileSync(process.env.SLIM_PLUGIN_LOG, "utf8"), /this slim has no fetch/);
 });
 
 test("webfetch: an abort stops slim and the call ends", { skip: process.platform === "win32" }, async (t) => {
