@@ -12,7 +12,6 @@ import (
 	"strconv"
 	"strings"
 
-	whatwg "github.com/nlnwa/whatwg-url/url"
 	"github.com/slimgate/slim/fetch/internal/binsave"
 	"github.com/slimgate/slim/fetch/internal/decode"
 	"github.com/slimgate/slim/fetch/internal/extract"
@@ -344,5 +343,3 @@ type readCloser struct {
 }
 
 func (r readCloser) Close() error { return r.c.Close() }
-
-var _ = whatwg.Parse

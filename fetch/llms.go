@@ -6,7 +6,7 @@ import (
 	"net/http"
 	"regexp"
 	"strings"
-	"time"
+	"sync"
 
 	whatwg "github.com/nlnwa/whatwg-url/url"
 	"github.com/slimgate/slim/fetch/internal/decode"
@@ -22,8 +22,11 @@ type probeResult struct {
 	allMissing bool
 }
 
-var loginTitle = regexp.MustCompile(`(?is)<title[^>]*>\s*(log ?in|sign ?in)`)
-var loginWord = regexp.MustCompile(`(?i)log[- ]?in`)
+// Compiled on first use, to keep them out of every run's start-up.
+var (
+	loginTitle = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`(?is)<title[^>]*>\s*(log ?in|sign ?in)`) })
+	loginWord  = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`(?i)log[- ]?in`) })
+)
 
 // llmsRejection says why an llms.txt answer is not one, or "".
 func llmsRejection(finalURL *whatwg.Url, contentType, body string) string {
@@ -35,7 +38,7 @@ func llmsRejection(finalURL *whatwg.Url, contentType, body string) string {
 	head := strings.ToLower(strings.TrimSpace(trimBOM(body)))
 	if strings.Contains(ct, "text/html") || strings.Contains(ct, "xhtml") ||
 		strings.HasPrefix(head, "<!doctype html") || strings.HasPrefix(head, "<html") ||
-		loginTitle.MatchString(body) || loginWord.MatchString(href(finalURL)) {
+		loginTitle().MatchString(body) || loginWord().MatchString(href(finalURL)) {
 		return "llms.txt probe returned HTML/login content: " + href(finalURL)
 	}
 	return ""
@@ -125,5 +128,3 @@ func stillLLMs(e *entry) bool {
 	}
 	return llmsRejection(u, e.ContentType, e.Markdown) == ""
 }
-
-var _ = time.Second

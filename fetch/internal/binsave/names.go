@@ -6,6 +6,7 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 	"unicode"
 	"unicode/utf8"
@@ -36,10 +37,14 @@ func FallbackName(t time.Time, ext string) string {
 	return name
 }
 
+// The expressions are compiled on first use: slim runs on every tool call,
+// and package initialisation is paid by every run, fetch or not.
 var (
-	extFilenameRe   = regexp.MustCompile(`(?i)(?:^|;)\s*filename\*\s*=\s*("?)([^;"]*)("?)`)
-	plainFilenameRe = regexp.MustCompile(`(?i)(?:^|;)\s*filename\s*=\s*(?:"((?:[^"\\]|\\.)*)"|([^;]*))`)
-	backslashRe     = regexp.MustCompile(`\\(.)`)
+	extFilenameRe   = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`(?i)(?:^|;)\s*filename\*\s*=\s*("?)([^;"]*)("?)`) })
+	plainFilenameRe = sync.OnceValue(func() *regexp.Regexp {
+		return regexp.MustCompile(`(?i)(?:^|;)\s*filename\s*=\s*(?:"((?:[^"\\]|\\.)*)"|([^;]*))`)
+	})
+	backslashRe = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`\\(.)`) })
 )
 
 // Filename is the sanitized name a download offers, or "" when it offers
@@ -87,7 +92,7 @@ func dispositionName(cd string) string {
 	if strings.TrimSpace(cd) == "" {
 		return ""
 	}
-	if m := extFilenameRe.FindStringSubmatch(cd); m != nil {
+	if m := extFilenameRe().FindStringSubmatch(cd); m != nil {
 		if name := decodeExtValue(strings.TrimSpace(m[2])); name != "" {
 			return name
 		}
@@ -100,12 +105,12 @@ func dispositionName(cd string) string {
 		}
 		return ""
 	}
-	m := plainFilenameRe.FindStringSubmatch(cd)
+	m := plainFilenameRe().FindStringSubmatch(cd)
 	if m == nil {
 		return ""
 	}
 	if m[1] != "" {
-		return backslashRe.ReplaceAllString(m[1], "$1")
+		return backslashRe().ReplaceAllString(m[1], "$1")
 	}
 	return strings.TrimSpace(m[2])
 }
