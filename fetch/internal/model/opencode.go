@@ -13,7 +13,7 @@ import (
 // SessionTitle is the title of the helper sessions the OpenCode backend
 // creates. It is fixed, so that people and tools can recognise (and hide)
 // these sessions.
-const SessionTitle = "smartfetch-secondary"
+const SessionTitle = "slim-fetch-secondary"
 
 // Defaults of the OpenCode backend's clean-up.
 const (
