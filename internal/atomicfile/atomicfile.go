@@ -5,9 +5,12 @@
 package atomicfile
 
 import (
+	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"path/filepath"
+	"strings"
 )
 
 // WriteFile atomically replaces name with data, created with perm when the
@@ -31,7 +34,7 @@ func write(name string, data []byte, perm os.FileMode, durable bool) (err error)
 	if dir == "" {
 		dir = "."
 	}
-	f, err := os.CreateTemp(dir, "."+base+".tmp-*")
+	f, err := os.CreateTemp(dir, tempPrefix(base)+"*")
 	if err != nil {
 		return fmt.Errorf("atomic write %s: %w", name, err)
 	}
@@ -63,6 +66,42 @@ func write(name string, data []byte, perm os.FileMode, durable bool) (err error)
 		syncDir(dir)
 	}
 	return nil
+}
+
+// tempPrefix starts the name of every temporary file written for base.
+func tempPrefix(base string) string { return "." + base + ".tmp-" }
+
+// RemoveTemps deletes the temporary files that writers of name left behind
+// when they were killed between creating them and renaming them, and
+// returns how many it removed. Nothing but temporary files of name is
+// touched; a directory with a temporary's name is left alone. Call it only
+// while holding the lock that every writer of name holds, or it may delete
+// a live writer's file before its rename.
+func RemoveTemps(name string) (int, error) {
+	dir, base := filepath.Split(name)
+	if dir == "" {
+		dir = "."
+	}
+	ents, err := os.ReadDir(dir)
+	if err != nil {
+		return 0, fmt.Errorf("remove temporaries of %s: %w", name, err)
+	}
+	n, prefix := 0, tempPrefix(base)
+	var errs []error
+	for _, e := range ents {
+		if e.IsDir() || !strings.HasPrefix(e.Name(), prefix) {
+			continue
+		}
+		if err := os.Remove(filepath.Join(dir, e.Name())); err != nil && !errors.Is(err, fs.ErrNotExist) {
+			errs = append(errs, err)
+			continue
+		}
+		n++
+	}
+	if err := errors.Join(errs...); err != nil {
+		return n, fmt.Errorf("remove temporaries of %s: %w", name, err)
+	}
+	return n, nil
 }
 
 // syncDir makes a rename durable. Errors are ignored: some platforms and file

@@ -61,3 +61,44 @@ func TestWriteFailsCleanly(t *testing.T) {
 		t.Fatal("writing into a missing directory succeeded")
 	}
 }
+
+func TestRemoveTempsDeletesOnlyThisFilesTemporaries(t *testing.T) {
+	dir := t.TempDir()
+	p := filepath.Join(dir, "state.json")
+	if err := WriteFile(p, []byte("doc"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	// What a writer killed before its rename leaves, next to files that
+	// must stay: the target, another file's temporary, look-alikes.
+	left := []string{".state.json.tmp-123", ".state.json.tmp-"}
+	keep := []string{"state.json", ".other.json.tmp-1", "state.json.tmp-1", ".state.json.tmpx"}
+	for _, n := range append(left, keep[1:]...) {
+		if err := os.WriteFile(filepath.Join(dir, n), []byte("x"), 0o600); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := os.Mkdir(filepath.Join(dir, ".state.json.tmp-dir"), 0o700); err != nil {
+		t.Fatal(err)
+	}
+	keep = append(keep, ".state.json.tmp-dir")
+	n, err := RemoveTemps(p)
+	if err != nil || n != len(left) {
+		t.Fatalf("RemoveTemps = %d, %v; want %d, nil", n, err, len(left))
+	}
+	ents, _ := os.ReadDir(dir)
+	var got []string
+	for _, e := range ents {
+		got = append(got, e.Name())
+	}
+	if len(got) != len(keep) {
+		t.Fatalf("left %v, want exactly %v", got, keep)
+	}
+	for _, k := range keep {
+		if _, err := os.Lstat(filepath.Join(dir, k)); err != nil {
+			t.Errorf("%s was removed: %v", k, err)
+		}
+	}
+	if b, _ := os.ReadFile(p); string(b) != "doc" {
+		t.Fatalf("the target changed: %q", b)
+	}
+}

@@ -3,6 +3,7 @@
 package statedir
 
 import (
+	"fmt"
 	"io/fs"
 	"os"
 	"syscall"
@@ -30,6 +31,21 @@ func checkPrivate(root string, fi fs.FileInfo) error {
 	}
 	if fi.Mode().Perm()&0o022 != 0 {
 		return unsafe(root, "is writable by group or others (chmod 700 it)")
+	}
+	return nil
+}
+
+// narrowOwn refuses a directory owned by another user and takes group and
+// other permissions off one of ours.
+func narrowOwn(path string, fi fs.FileInfo) error {
+	if st, ok := fi.Sys().(*syscall.Stat_t); ok && int(st.Uid) != os.Geteuid() {
+		return unsafe(path, "belongs to another user")
+	}
+	if fi.Mode().Perm()&0o077 == 0 {
+		return nil
+	}
+	if err := os.Chmod(path, fi.Mode().Perm()&0o700); err != nil {
+		return fmt.Errorf("state dir: %w", err)
 	}
 	return nil
 }

@@ -199,3 +199,47 @@ func TestReadFileIsBounded(t *testing.T) {
 		t.Fatalf("missing: err = %v, want ErrNotExist", err)
 	}
 }
+
+func TestPrivateDirCreatesNarrowsAndRefuses(t *testing.T) {
+	base := t.TempDir()
+	p := filepath.Join(base, "tasks", "scope")
+	if err := PrivateDir(p); err != nil {
+		t.Fatal(err)
+	}
+	for _, d := range []string{p, filepath.Dir(p)} {
+		if fi, err := os.Lstat(d); err != nil || !fi.IsDir() || fi.Mode().Perm() != 0o700 {
+			t.Fatalf("%s: %v %v, want a 0700 directory", d, fi.Mode(), err)
+		}
+	}
+	os.Chmod(p, 0o755)
+	if err := PrivateDir(p); err != nil {
+		t.Fatal(err)
+	}
+	if fi, _ := os.Lstat(p); fi.Mode().Perm() != 0o700 {
+		t.Fatalf("an existing 0755 directory was left %v, want 0700", fi.Mode().Perm())
+	}
+
+	target := t.TempDir()
+	link := filepath.Join(base, "link")
+	os.Symlink(target, link)
+	if err := PrivateDir(link); !errors.Is(err, ErrUnsafe) {
+		t.Fatalf("a link: err = %v, want ErrUnsafe", err)
+	}
+	if err := PrivateDir(filepath.Join(link, "below")); err != nil {
+		// Only the last component is checked; parents are the caller's.
+		t.Fatalf("a directory below a trusted parent link: %v", err)
+	}
+	file := filepath.Join(base, "file")
+	os.WriteFile(file, nil, 0o600)
+	if err := PrivateDir(file); !errors.Is(err, ErrUnsafe) {
+		t.Fatalf("a file: err = %v, want ErrUnsafe", err)
+	}
+	if os.Geteuid() == 0 {
+		other := filepath.Join(base, "other")
+		os.Mkdir(other, 0o700)
+		os.Chown(other, 54321, 54321)
+		if err := PrivateDir(other); !errors.Is(err, ErrUnsafe) {
+			t.Fatalf("another user's directory: err = %v, want ErrUnsafe", err)
+		}
+	}
+}

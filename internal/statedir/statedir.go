@@ -141,6 +141,32 @@ func EnsureDir(root, rel string) error {
 	return nil
 }
 
+// PrivateDir creates the directory path with mode 0700 (missing parents
+// too) or checks that it already is one, for state that no other user may
+// read or plant files in. The last component must be a real directory: a
+// symbolic link or anything else there is refused, never followed. On Unix
+// it must belong to the current user, and group and other permissions on
+// it are taken away. Errors wrap ErrUnsafe when path exists but cannot be
+// trusted. The parents are taken as given; check the state root with
+// Prepare and the directories below it with EnsureDir.
+func PrivateDir(path string) error {
+	fi, err := os.Lstat(path)
+	if errors.Is(err, fs.ErrNotExist) {
+		if err = os.MkdirAll(path, 0o700); err == nil {
+			fi, err = os.Lstat(path)
+		}
+	}
+	switch {
+	case err != nil:
+		return fmt.Errorf("state dir: %w", err)
+	case fi.Mode()&fs.ModeSymlink != 0:
+		return unsafe(path, "is a symbolic link")
+	case !fi.IsDir():
+		return unsafe(path, "is not a directory")
+	}
+	return narrowOwn(path, fi)
+}
+
 func unsafe(path, why string) error {
 	return fmt.Errorf("%w: %s %s; remove it (or set %s to another directory)", ErrUnsafe, path, why, Env)
 }
