@@ -1,0 +1,127 @@
+package extract
+
+import (
+	"strings"
+
+	"golang.org/x/net/html"
+)
+
+// The quality signals a page can carry. They warn the reader of the
+// output that the content may not be what the page shows a person.
+const (
+	// SignalVeryShort: fewer than 60 words (and more than none).
+	SignalVeryShort = "very_short_content"
+	// SignalPaywall: the text mentions a subscription or login wall.
+	SignalPaywall = "possible_paywall"
+	// SignalBoilerplate: a whole page (no main-content extraction) whose
+	// HTML is at least ten times its text, with under 1200 words.
+	SignalBoilerplate = "high_boilerplate_ratio"
+	// SignalEmpty: no words at all.
+	SignalEmpty = "empty_content"
+	// SignalJSRendered: the page's body has almost no text and either
+	// many scripts or a <noscript> asking to enable JavaScript, so its
+	// content is probably built in the browser.
+	SignalJSRendered = "likely_js_rendered"
+	// SignalSimplified: the page was too large (in tags or elements) for
+	// main-content extraction or for the markdown converter, and part or
+	// all of the output is its plain text.
+	SignalSimplified = "large_page_simplified"
+)
+
+// paywallPhrases are matched case-insensitively against text and
+// markdown.
+var paywallPhrases = []string{
+	"subscribe to continue",
+	"subscription required",
+	"sign in to continue",
+	"log in to continue",
+	"create an account to continue",
+	"members only",
+	"premium content",
+	"paywall",
+}
+
+// Signals returns the quality signals for content whose text form is
+// text and markdown form markdown, with words whitespace-separated words.
+// rawHTMLBytes is the size of the source page; sourceHTML says the source
+// was HTML and extracted that main-content extraction produced the
+// content. The boilerplate signal applies only to HTML rendered whole. The
+// result is never nil.
+func Signals(text, markdown string, rawHTMLBytes int, sourceHTML, extracted bool, words int) []string {
+	out := []string{}
+	if words > 0 && words < 60 {
+		out = append(out, SignalVeryShort)
+	}
+	if containsAnyFold(text, paywallPhrases) || containsAnyFold(markdown, paywallPhrases) {
+		out = append(out, SignalPaywall)
+	}
+	if sourceHTML && !extracted && rawHTMLBytes/max(len(text), 1) >= 10 && words < 1200 {
+		out = append(out, SignalBoilerplate)
+	}
+	if words == 0 {
+		out = append(out, SignalEmpty)
+	}
+	return out
+}
+
+// containsAnyFold reports whether s contains one of the lowercase
+// phrases, ignoring case.
+func containsAnyFold(s string, phrases []string) bool {
+	lower := strings.ToLower(s)
+	for _, p := range phrases {
+		if strings.Contains(lower, p) {
+			return true
+		}
+	}
+	return false
+}
+
+// jsRenderedWords is the body text size under which a page that depends
+// on scripts is taken to be rendered in the browser.
+const jsRenderedWords = 50
+
+// likelyJSRendered reports whether doc looks like a page whose content
+// scripts build: its body holds fewer than jsRenderedWords words (script,
+// style, template and noscript text not counted) and it has at least three
+// <script> elements or a <noscript> that asks to enable JavaScript.
+func likelyJSRendered(doc *html.Node) bool {
+	var words, scripts int
+	asks := false
+	walk(doc, func(n *html.Node) bool {
+		switch n.Type {
+		case html.TextNode:
+			words += countFields(n.Data)
+		case html.ElementNode:
+			switch n.Data {
+			case "script":
+				scripts++
+				return false
+			case "noscript":
+				// The parser keeps <noscript> content as raw text.
+				t := strings.ToLower(textOfRaw(n))
+				if strings.Contains(t, "javascript") && (strings.Contains(t, "enable") || strings.Contains(t, "turn on") ||
+					strings.Contains(t, "requires") || strings.Contains(t, "required") || strings.Contains(t, "need")) {
+					asks = true
+				}
+				return false
+			case "style", "template", "head":
+				return false
+			}
+		}
+		return true
+	})
+	return words < jsRenderedWords && (scripts >= 3 || asks)
+}
+
+// textOfRaw returns the text of n's children, whether the parser kept them
+// as one raw text node or as elements.
+func textOfRaw(n *html.Node) string {
+	var b strings.Builder
+	walk(n, func(x *html.Node) bool {
+		if x.Type == html.TextNode {
+			b.WriteString(x.Data)
+		}
+		return true
+	})
+	return b.String()
+}
