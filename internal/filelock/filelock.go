@@ -28,19 +28,17 @@ var ErrTimeout = errors.New("lock wait timed out")
 // file (a symbolic link, a named pipe, a directory) is at the lock path.
 var ErrNotRegular = errors.New("lock file is not a regular file")
 
-// retryDelay is how often a busy lock is polled.
-const retryDelay = 2 * time.Millisecond
-
 // Lock is a held exclusive lock.
 type Lock struct {
 	f *flock.Flock
 }
 
 // Acquire takes an exclusive lock on path, creating the file (and its
-// directory) when missing, and waits at most timeout for it. The lock is
-// bound to the file currently at path: if another process removed or
-// replaced the lock file while we waited, the lock is taken again on the
-// new file, so two processes never both believe they hold it.
+// directory) when missing, and waits at most timeout for it (a timeout of
+// 0 or less tries once). A waiter is woken as soon as the holder lets go.
+// The lock is bound to the file currently at path: if another process
+// removed or replaced the lock file while we waited, the lock is taken
+// again on the new file, so two processes never both believe they hold it.
 func Acquire(path string, timeout time.Duration) (*Lock, error) {
 	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
 		return nil, fmt.Errorf("lock %s: %w", path, err)
@@ -54,7 +52,14 @@ func Acquire(path string, timeout time.Duration) (*Lock, error) {
 		f := flock.New(path, flock.SetFlag(openFlags), flock.SetPermissions(0o600))
 		ok, err := f.TryLock()
 		if err == nil && !ok {
-			ok, err = f.TryLockContext(ctx, retryDelay)
+			if timeout <= 0 {
+				f.Close()
+				return nil, fmt.Errorf("lock %s: %w after %v", path, ErrTimeout, timeout)
+			}
+			if ok, err = wait(ctx, f); !ok && err == nil {
+				// Abandoned: wait closes f itself.
+				return nil, fmt.Errorf("lock %s: %w after %v", path, ErrTimeout, timeout)
+			}
 		}
 		if err != nil || !ok {
 			f.Close()
@@ -80,6 +85,28 @@ func Acquire(path string, timeout time.Duration) (*Lock, error) {
 		if ctx.Err() != nil {
 			return nil, fmt.Errorf("lock %s: %w after %v", path, ErrTimeout, timeout)
 		}
+	}
+}
+
+// wait blocks until f is locked or ctx ends. The kernel wakes a blocked
+// waiter the moment the holder lets go, where polling would leave the lock
+// idle between polls and let a holder that asks again at once win every
+// time. The blocking call runs in its own goroutine. When ctx ends first,
+// wait returns (false, nil) and leaves that goroutine to finish: it
+// releases the lock as soon as it gets it and closes f, so an abandoned
+// wait never keeps the lock; the caller must not touch f again.
+func wait(ctx context.Context, f *flock.Flock) (bool, error) {
+	done := make(chan error, 1)
+	go func() { done <- f.Lock() }()
+	select {
+	case err := <-done:
+		return err == nil, err
+	case <-ctx.Done():
+		go func() {
+			<-done
+			f.Close()
+		}()
+		return false, nil
 	}
 }
 
