@@ -1,0 +1,465 @@
+package store
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"time"
+)
+
+// Version is the schema version this build reads and writes. A document
+// with any other version is refused (Unsupported), never rewritten.
+const Version = 1
+
+// State is the whole document of one scope: every record the task tools
+// share across processes. A transaction gets the decoded document, changes
+// it in place and the store writes it back. Every map is non-nil when fn
+// sees it. The JSON field names are part of the on-disk format and stay
+// as they are; adding a field a reader of this version would not know
+// needs a new Version, because a document with unknown fields is refused.
+type State struct {
+	Meta Meta `json:"meta"`
+	// Jobs by task ID (the child session ID).
+	Jobs map[string]*Job `json:"jobs"`
+	// AliasCounters holds the highest alias number issued per parent and
+	// prefix, keyed by AliasKey. Counters only go up, so an alias is never
+	// issued twice, whichever process issues it.
+	AliasCounters map[string]int64 `json:"aliasCounters"`
+	// Orchestrators are the managed parent sessions, by session ID.
+	Orchestrators map[string]*Orchestrator `json:"orchestrators"`
+	// Leases by task ID: at most one per task, of any kind. Deleting a
+	// job never deletes its lease.
+	Leases map[string]*Lease `json:"leases"`
+	// Ops is the journal of remote writes, by op ID.
+	Ops map[string]*Op `json:"ops"`
+	// Tombstones by task ID: tasks that were dropped or deleted, kept
+	// without a cap so a late replay of valid history is still refused.
+	Tombstones map[string]*Tombstone `json:"tombstones"`
+	// DeletionEpochs holds, per task ID, the epoch of its latest drop or
+	// deletion.
+	DeletionEpochs map[string]int64 `json:"deletionEpochs"`
+	// Waits by parent session ID: the user-wait latch.
+	Waits map[string]*Wait `json:"waits"`
+	// Wake by session ID: the wake scheduler's memory.
+	Wake map[string]*Wake `json:"wake"`
+	// Injections by parent session ID: terminal runs shown to the parent
+	// and not yet acknowledged.
+	Injections map[string][]Injection `json:"injections"`
+}
+
+// Meta is the document's header: its version and the counters every
+// process draws from.
+type Meta struct {
+	Version int `json:"version"`
+	// GenerationSeq is the last run generation issued (NextGeneration).
+	GenerationSeq int64 `json:"generationSeq"`
+	// LeaseSeq counts leases ever acquired.
+	LeaseSeq int64 `json:"leaseSeq"`
+	// EpochSeq is the last deletion epoch issued (NextEpoch).
+	EpochSeq int64 `json:"epochSeq"`
+	// CreatedAt is when the document was first written.
+	CreatedAt time.Time `json:"createdAt,omitzero"`
+}
+
+// JobState is a job's lifecycle state.
+type JobState string
+
+// The lifecycle states. Completed, error and cancelled are the canonical
+// terminal states; stopped means the run ended without terminal output,
+// which is not success; reconciled is a terminal job whose result the
+// parent has acknowledged (TerminalState keeps the outcome).
+const (
+	JobRunning    JobState = "running"
+	JobCompleted  JobState = "completed"
+	JobError      JobState = "error"
+	JobCancelled  JobState = "cancelled"
+	JobStopped    JobState = "stopped"
+	JobReconciled JobState = "reconciled"
+)
+
+// Job is one background task: a child session and its current run.
+type Job struct {
+	TaskID          string `json:"taskID"`
+	ParentSessionID string `json:"parentSessionID"`
+	Agent           string `json:"agent"`
+	// Description is the short label; Objective the full, untruncated
+	// instruction.
+	Description string   `json:"description"`
+	Objective   string   `json:"objective,omitempty"`
+	Alias       string   `json:"alias"`
+	State       JobState `json:"state"`
+	// TerminalState is the outcome kept once the job is reconciled.
+	TerminalState JobState `json:"terminalState,omitempty"`
+	// Generation is the run identity, drawn from Meta.GenerationSeq on
+	// every launch and relaunch.
+	Generation int64 `json:"generation"`
+	// TaskGeneration counts this task's own runs.
+	TaskGeneration int64 `json:"taskGeneration,omitempty"`
+	// TerminalRevision fences terminal publications within one run.
+	TerminalRevision int64 `json:"terminalRevision,omitempty"`
+	// ActivityRevision fences observations made while verifying a cancel.
+	ActivityRevision int64 `json:"activityRevision,omitempty"`
+	// Background is true only when the launch asked for background.
+	Background           bool `json:"background,omitempty"`
+	TerminalUnreconciled bool `json:"terminalUnreconciled,omitempty"`
+	// StatusUncertain: the live status could not be confirmed. It never
+	// means completion.
+	StatusUncertain          bool      `json:"statusUncertain,omitempty"`
+	StatusUncertainSince     time.Time `json:"statusUncertainSince,omitzero"`
+	LastStatusError          string    `json:"lastStatusError,omitempty"`
+	CancellationRequested    bool      `json:"cancellationRequested,omitempty"`
+	TimedOut                 bool      `json:"timedOut,omitempty"`
+	RecoverableAfterLiveBusy bool      `json:"recoverableAfterLiveBusy,omitempty"`
+	// DeadlineExceededAt marks a hard wall-clock timeout; once set,
+	// nothing replaces it.
+	DeadlineExceededAt        time.Time     `json:"deadlineExceededAt,omitzero"`
+	LaunchedAt                time.Time     `json:"launchedAt,omitzero"`
+	LastLaunchedAt            time.Time     `json:"lastLaunchedAt,omitzero"`
+	RunStartedAt              time.Time     `json:"runStartedAt,omitzero"`
+	UpdatedAt                 time.Time     `json:"updatedAt,omitzero"`
+	CompletedAt               time.Time     `json:"completedAt,omitzero"`
+	LastUsedAt                time.Time     `json:"lastUsedAt,omitzero"`
+	LastLiveBusyAt            time.Time     `json:"lastLiveBusyAt,omitzero"`
+	StopConfirmationStartedAt time.Time     `json:"stopConfirmationStartedAt,omitzero"`
+	LastErrorAt               time.Time     `json:"lastErrorAt,omitzero"`
+	ResultSummary             string        `json:"resultSummary,omitempty"`
+	ContextFiles              []ContextFile `json:"contextFiles,omitempty"`
+	TotalErrors               int           `json:"totalErrors,omitempty"`
+	TimeoutCount              int           `json:"timeoutCount,omitempty"`
+	// Provenance of placeholders, adopted and restored sessions.
+	Provisional            bool `json:"provisional,omitempty"`
+	ExternalOrigin         bool `json:"externalOrigin,omitempty"`
+	PluginLaunched         bool `json:"pluginLaunched,omitempty"`
+	VerifiedRetainedRound  bool `json:"verifiedRetainedRound,omitempty"`
+	RecoveredWithoutPrompt bool `json:"recoveredWithoutPrompt,omitempty"`
+	// BaselineMessageID is the last child message before the current
+	// run's prompt; the run's answer is looked for after it.
+	BaselineMessageID string `json:"baselineMessageID,omitempty"`
+	// Notification tracks the parent notification of the current run.
+	Notification Notification `json:"notification,omitzero"`
+}
+
+// ContextFile is a file the child read, for the reuse budget.
+type ContextFile struct {
+	Path       string    `json:"path"`
+	LineCount  int       `json:"lineCount"`
+	LastReadAt time.Time `json:"lastReadAt,omitzero"`
+}
+
+// Notification tracks the parent notification of a run.
+type Notification struct {
+	Attempts      int       `json:"attempts"`
+	Sent          bool      `json:"sent"`
+	LastAttemptAt time.Time `json:"lastAttemptAt,omitzero"`
+}
+
+// Orchestrator is a managed parent session.
+type Orchestrator struct {
+	FirstSeenAt time.Time `json:"firstSeenAt"`
+}
+
+// Tombstone records a dropped or deleted task. It blocks late output and
+// rehydration for the task until a proven new launch clears it.
+type Tombstone struct {
+	Epoch        int64         `json:"epoch"`
+	At           time.Time     `json:"at"`
+	Reason       string        `json:"reason"`
+	LastTerminal *LastTerminal `json:"lastTerminal,omitempty"`
+}
+
+// LastTerminal is the last terminal result of a tombstoned task.
+type LastTerminal struct {
+	State   JobState `json:"state"`
+	Summary string   `json:"summary"`
+}
+
+// WaitStatus is the state of a parent's user-wait latch.
+type WaitStatus string
+
+// The wait statuses. A cleared wait keeps its entry so the identity of
+// the message that cleared it is remembered.
+const (
+	WaitingForUser WaitStatus = "waiting-for-user"
+	WaitCleared    WaitStatus = "cleared"
+)
+
+// Wait is a parent's user-wait latch.
+type Wait struct {
+	Status                WaitStatus `json:"status"`
+	ArmedAt               time.Time  `json:"armedAt,omitzero"`
+	Reason                string     `json:"reason,omitempty"`
+	BaselineUserMessageID string     `json:"baselineUserMessageID,omitempty"`
+	// LastRearmIdentity is the last user message seen for the parent;
+	// seeing it again does not clear the wait.
+	LastRearmIdentity string `json:"lastRearmIdentity,omitempty"`
+}
+
+// Wake is the wake scheduler's memory of one session.
+type Wake struct {
+	UnchangedWakeCount int       `json:"unchangedWakeCount"`
+	LastFingerprint    string    `json:"lastFingerprint,omitempty"`
+	Stopped            bool      `json:"stopped"`
+	ExpectingWakeBusy  bool      `json:"expectingWakeBusy"`
+	LastWakeAt         time.Time `json:"lastWakeAt,omitzero"`
+}
+
+// Injection is a terminal run shown to the parent and awaiting its
+// acknowledgement.
+type Injection struct {
+	TaskID           string `json:"taskID"`
+	Generation       int64  `json:"generation"`
+	TerminalRevision int64  `json:"terminalRevision,omitempty"`
+	PromptShapeKey   string `json:"promptShapeKey"`
+}
+
+// NewState returns an empty document of the current version.
+func NewState() *State {
+	s := &State{Meta: Meta{Version: Version}}
+	s.fill()
+	return s
+}
+
+// fill makes every nil map empty, so a transaction can write into any of
+// them.
+func (s *State) fill() {
+	if s.Jobs == nil {
+		s.Jobs = map[string]*Job{}
+	}
+	if s.AliasCounters == nil {
+		s.AliasCounters = map[string]int64{}
+	}
+	if s.Orchestrators == nil {
+		s.Orchestrators = map[string]*Orchestrator{}
+	}
+	if s.Leases == nil {
+		s.Leases = map[string]*Lease{}
+	}
+	if s.Ops == nil {
+		s.Ops = map[string]*Op{}
+	}
+	if s.Tombstones == nil {
+		s.Tombstones = map[string]*Tombstone{}
+	}
+	if s.DeletionEpochs == nil {
+		s.DeletionEpochs = map[string]int64{}
+	}
+	if s.Waits == nil {
+		s.Waits = map[string]*Wait{}
+	}
+	if s.Wake == nil {
+		s.Wake = map[string]*Wake{}
+	}
+	if s.Injections == nil {
+		s.Injections = map[string][]Injection{}
+	}
+}
+
+// NextGeneration issues the next run generation. Generations are global
+// to the scope and strictly increasing, so gaps are normal.
+func (s *State) NextGeneration() int64 {
+	s.Meta.GenerationSeq++
+	return s.Meta.GenerationSeq
+}
+
+// NextEpoch issues the next deletion epoch.
+func (s *State) NextEpoch() int64 {
+	s.Meta.EpochSeq++
+	return s.Meta.EpochSeq
+}
+
+// AliasKey is the AliasCounters key of a parent and an alias prefix.
+func AliasKey(parent, prefix string) string { return parent + "\x00" + prefix }
+
+// NextAliasNumber issues the next alias number for a parent and prefix,
+// starting at 1.
+func (s *State) NextAliasNumber(parent, prefix string) int64 {
+	k := AliasKey(parent, prefix)
+	s.AliasCounters[k]++
+	return s.AliasCounters[k]
+}
+
+// decode parses a document. A document that is not one JSON object of
+// this schema (unknown fields and trailing data included) is Corrupt; one
+// of another version is Unsupported.
+func decode(path string, data []byte) (*State, error) {
+	s := new(State)
+	dec := json.NewDecoder(bytes.NewReader(data))
+	dec.DisallowUnknownFields()
+	err := dec.Decode(s)
+	if err == nil {
+		if _, terr := dec.Token(); terr != io.EOF {
+			err = errors.New("data after the document")
+		}
+	}
+	if err != nil {
+		// Tell a newer schema from damage: a document that names another
+		// version is Unsupported even when this build cannot decode it.
+		var probe struct {
+			Meta struct {
+				Version int `json:"version"`
+			} `json:"meta"`
+		}
+		if json.Unmarshal(data, &probe) == nil && probe.Meta.Version != 0 && probe.Meta.Version != Version {
+			return nil, unsupported(path, probe.Meta.Version)
+		}
+		return nil, newErr(Corrupt, CodeCorrupt, err, "%s does not decode; it was left as it is", path)
+	}
+	switch s.Meta.Version {
+	case Version:
+	case 0:
+		return nil, newErr(Corrupt, CodeCorrupt, nil, "%s has no schema version; it was left as it is", path)
+	default:
+		return nil, unsupported(path, s.Meta.Version)
+	}
+	s.fill()
+	if err := s.check(); err != nil {
+		return nil, newErr(Corrupt, CodeCorrupt, err, "%s breaks the schema; it was left as it is", path)
+	}
+	return s, nil
+}
+
+func unsupported(path string, v int) *Error {
+	return newErr(Unsupported, CodeVersion, nil, "%s has schema version %d; this slim reads version %d (a newer slim wrote it?); it was left as it is", path, v, Version)
+}
+
+// check verifies what every document must satisfy: every entry present
+// and filed under its own key, known enumeration values, and counters at
+// least as large as every number drawn from them (so a document that went
+// back in time cannot issue a generation twice).
+func (s *State) check() error {
+	m := s.Meta
+	if m.Version != Version {
+		return fmt.Errorf("meta.version is %d, want %d", m.Version, Version)
+	}
+	if m.GenerationSeq < 0 || m.LeaseSeq < 0 || m.EpochSeq < 0 {
+		return errors.New("meta: a negative sequence")
+	}
+	gen := func(where string, g int64) error {
+		if g < 0 || g > m.GenerationSeq {
+			return fmt.Errorf("%s: generation %d outside 0..%d (meta.generationSeq)", where, g, m.GenerationSeq)
+		}
+		return nil
+	}
+	for k, j := range s.Jobs {
+		switch {
+		case j == nil:
+			return fmt.Errorf("jobs[%q] is null", k)
+		case j.TaskID != k:
+			return fmt.Errorf("jobs[%q] holds task %q", k, j.TaskID)
+		case !j.State.known() || j.State == "":
+			return fmt.Errorf("jobs[%q]: unknown state %q", k, j.State)
+		case j.TerminalState != "" && !j.TerminalState.terminal():
+			return fmt.Errorf("jobs[%q]: terminalState %q is not an outcome", k, j.TerminalState)
+		}
+		if err := gen("jobs["+k+"]", j.Generation); err != nil {
+			return err
+		}
+	}
+	for k, n := range s.AliasCounters {
+		if n < 0 {
+			return fmt.Errorf("aliasCounters[%q] is negative", k)
+		}
+	}
+	for k, o := range s.Orchestrators {
+		if o == nil {
+			return fmt.Errorf("orchestrators[%q] is null", k)
+		}
+	}
+	for k, l := range s.Leases {
+		switch {
+		case l == nil:
+			return fmt.Errorf("leases[%q] is null", k)
+		case l.TaskID != k:
+			return fmt.Errorf("leases[%q] holds task %q", k, l.TaskID)
+		case !l.Kind.known():
+			return fmt.Errorf("leases[%q]: unknown kind %q", k, l.Kind)
+		case !l.State.known():
+			return fmt.Errorf("leases[%q]: unknown state %q", k, l.State)
+		case l.Token == "":
+			return fmt.Errorf("leases[%q] has no token", k)
+		case l.Seq < 0 || l.Seq > m.LeaseSeq:
+			return fmt.Errorf("leases[%q]: seq %d outside 0..%d (meta.leaseSeq)", k, l.Seq, m.LeaseSeq)
+		}
+		if err := gen("leases["+k+"]", l.Generation); err != nil {
+			return err
+		}
+	}
+	for k, o := range s.Ops {
+		switch {
+		case o == nil:
+			return fmt.Errorf("ops[%q] is null", k)
+		case o.ID != k:
+			return fmt.Errorf("ops[%q] holds op %q", k, o.ID)
+		case !o.Kind.known():
+			return fmt.Errorf("ops[%q]: unknown kind %q", k, o.Kind)
+		case !o.Phase.known():
+			return fmt.Errorf("ops[%q]: unknown phase %q", k, o.Phase)
+		case o.Outcome != "" && !o.Outcome.known():
+			return fmt.Errorf("ops[%q]: unknown outcome %q", k, o.Outcome)
+		case o.TaskID == "" && o.Kind != OpLaunch:
+			return fmt.Errorf("ops[%q]: a %s op names no task", k, o.Kind)
+		}
+		if err := gen("ops["+k+"]", o.Generation); err != nil {
+			return err
+		}
+	}
+	epoch := func(where string, e int64) error {
+		if e < 0 || e > m.EpochSeq {
+			return fmt.Errorf("%s: epoch %d outside 0..%d (meta.epochSeq)", where, e, m.EpochSeq)
+		}
+		return nil
+	}
+	for k, t := range s.Tombstones {
+		if t == nil {
+			return fmt.Errorf("tombstones[%q] is null", k)
+		}
+		if err := epoch("tombstones["+k+"]", t.Epoch); err != nil {
+			return err
+		}
+	}
+	for k, e := range s.DeletionEpochs {
+		if err := epoch("deletionEpochs["+k+"]", e); err != nil {
+			return err
+		}
+	}
+	for k, w := range s.Waits {
+		switch {
+		case w == nil:
+			return fmt.Errorf("waits[%q] is null", k)
+		case w.Status != WaitingForUser && w.Status != WaitCleared:
+			return fmt.Errorf("waits[%q]: unknown status %q", k, w.Status)
+		}
+	}
+	for k, w := range s.Wake {
+		if w == nil {
+			return fmt.Errorf("wake[%q] is null", k)
+		}
+	}
+	for k, list := range s.Injections {
+		for i, in := range list {
+			if err := gen(fmt.Sprintf("injections[%q][%d]", k, i), in.Generation); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+func (st JobState) known() bool {
+	switch st {
+	case JobRunning, JobCompleted, JobError, JobCancelled, JobStopped, JobReconciled:
+		return true
+	}
+	return false
+}
+
+// terminal reports whether st is an outcome a reconciled job can keep.
+func (st JobState) terminal() bool {
+	switch st {
+	case JobCompleted, JobError, JobCancelled, JobStopped:
+		return true
+	}
+	return false
+}

@@ -1,0 +1,265 @@
+package store
+
+import (
+	"bytes"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"io/fs"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/slimgate/slim/internal/atomicfile"
+	"github.com/slimgate/slim/internal/filelock"
+	"github.com/slimgate/slim/internal/statedir"
+)
+
+// File names inside a scope directory.
+const (
+	DocumentName = "state.json"
+	LockName     = "state.lock"
+)
+
+// Defaults of Options.
+const (
+	// DefaultMaxBytes bounds the document. Hundreds of jobs, leases and
+	// ops take well under a megabyte; a larger file is refused unread.
+	DefaultMaxBytes = 32 << 20
+	// DefaultLockTimeout bounds the wait for the lock. A transaction
+	// holds it for milliseconds, so a longer wait means a stuck peer.
+	DefaultLockTimeout = 2 * time.Second
+)
+
+// Options tune a Store; zero values take the defaults.
+type Options struct {
+	// LockTimeout bounds how long Update waits for the lock before it
+	// gives up with Busy (DefaultLockTimeout when 0).
+	LockTimeout time.Duration
+	// MaxBytes bounds the document read and written (DefaultMaxBytes when
+	// 0).
+	MaxBytes int64
+	// Now is the clock (time.Now when nil). It stamps Meta.CreatedAt.
+	Now func() time.Time
+	// Observe, when set, is called after every Update with its timings.
+	Observe func(Timing)
+}
+
+// Timing is what one Update cost.
+type Timing struct {
+	Wait  time.Duration // until the lock was held
+	Hold  time.Duration // the lock held: read, decode, fn, encode, write, fsyncs, rename
+	Bytes int           // size of the document written, or read when nothing was written
+	Wrote bool          // false when the transaction failed or changed nothing
+	Temps int           // temporaries of killed writers removed
+}
+
+// Store is the durable state of one scope: one JSON document in a private
+// directory, changed only by Update under an exclusive lock on a sidecar
+// lock file, and replaced atomically (temporary file, fsync, rename, fsync
+// of the directory), so a process killed at any moment leaves the old or
+// the new document, never a mix. The lock is advisory: every writer must
+// go through a Store. It is taken only for the transaction itself and the
+// kernel drops it when its holder dies, so no lock is ever left stale.
+// A Store holds no open files and is safe for concurrent use.
+type Store struct {
+	dir, doc, lock string
+	timeout        time.Duration
+	max            int64
+	now            func() time.Time
+	observe        func(Timing)
+	beforeWrite    func() // tests: called just before the document is replaced
+}
+
+// ScopeDir returns the directory of the scope of one project directory
+// and one server: <stateDir>/tasks/<first 16 hex digits of
+// sha256(realpath(directory) + "\x00" + serverURL)>. The directory is
+// resolved through symbolic links (made absolute when it cannot be), and
+// trailing slashes are dropped from the server URL, so every spelling of
+// the same project and server shares one scope: two scopes for one
+// project would let two leases exist for one task.
+func ScopeDir(stateDir, directory, serverURL string) string {
+	dir := directory
+	if r, err := filepath.EvalSymlinks(directory); err == nil {
+		dir = r
+	}
+	if a, err := filepath.Abs(dir); err == nil {
+		dir = a
+	}
+	sum := sha256.Sum256([]byte(dir + "\x00" + strings.TrimRight(serverURL, "/")))
+	return filepath.Join(stateDir, "tasks", hex.EncodeToString(sum[:])[:16])
+}
+
+// OpenScope checks the state root (see statedir.Prepare), creates or
+// checks its tasks directory, and opens the scope of directory and
+// serverURL.
+func OpenScope(stateDir, directory, serverURL string, o Options) (*Store, error) {
+	if err := statedir.Prepare(stateDir); err != nil {
+		return nil, dirErr(err, stateDir)
+	}
+	if err := statedir.EnsureDir(stateDir, "tasks"); err != nil {
+		return nil, dirErr(err, filepath.Join(stateDir, "tasks"))
+	}
+	return Open(ScopeDir(stateDir, directory, serverURL), o)
+}
+
+// Open returns the store in the scope directory dir, creating it with mode
+// 0700 when missing. An existing dir must be a real directory (a symbolic
+// link is refused, not followed) of the current user; group and other
+// permissions on it are removed. Nothing else is read or written until
+// the first View or Update.
+func Open(dir string, o Options) (*Store, error) {
+	switch {
+	case o.LockTimeout < 0:
+		return nil, newErr(Invalid, CodeBadOptions, nil, "the lock timeout %v is negative", o.LockTimeout)
+	case o.MaxBytes < 0:
+		return nil, newErr(Invalid, CodeBadOptions, nil, "the size bound %d is negative", o.MaxBytes)
+	}
+	abs, err := filepath.Abs(dir)
+	if err != nil {
+		return nil, newErr(IO, CodeIO, err, "cannot use %s", dir)
+	}
+	if err := statedir.PrivateDir(abs); err != nil {
+		return nil, dirErr(err, abs)
+	}
+	s := &Store{
+		dir:     abs,
+		doc:     filepath.Join(abs, DocumentName),
+		lock:    filepath.Join(abs, LockName),
+		timeout: o.LockTimeout,
+		max:     o.MaxBytes,
+		now:     o.Now,
+		observe: o.Observe,
+	}
+	if s.timeout == 0 {
+		s.timeout = DefaultLockTimeout
+	}
+	if s.max == 0 {
+		s.max = DefaultMaxBytes
+	}
+	if s.now == nil {
+		s.now = time.Now
+	}
+	return s, nil
+}
+
+func dirErr(err error, path string) *Error {
+	if errors.Is(err, statedir.ErrUnsafe) {
+		return newErr(Unsafe, CodeDirUnsafe, err, "cannot trust %s", path)
+	}
+	return newErr(IO, CodeIO, err, "cannot use %s", path)
+}
+
+// Dir returns the scope directory.
+func (s *Store) Dir() string { return s.dir }
+
+// Path returns the document's path.
+func (s *Store) Path() string { return s.doc }
+
+// View runs fn on the current document without taking the lock: the
+// document is only ever replaced whole, so a reader sees one complete
+// version. Changes fn makes are discarded. A missing document reads as
+// NewState(). A document that cannot be used is an error (Corrupt,
+// Unsupported) and fn is not called. fn's error is returned as it is.
+func (s *Store) View(fn func(*State) error) error {
+	st, _, err := s.read()
+	if err != nil {
+		return err
+	}
+	return fn(st)
+}
+
+// Update runs one transaction: it takes the lock (waiting at most the lock
+// timeout, then Busy), reads and decodes the document (a missing one is
+// NewState()), runs fn on it, and when fn returns nil writes the result
+// back atomically and durably before releasing the lock. fn's error is
+// returned as it is and nothing is written; so is a Corrupt or Unsupported
+// document, which fn never sees and which stays untouched. A result that
+// breaks the schema or is larger than the bound is Invalid and not
+// written. When the document existed and fn changed nothing, nothing is
+// written. fn must not do network I/O or wait on other processes: the
+// lock is held while it runs.
+func (s *Store) Update(fn func(*State) error) (err error) {
+	var t Timing
+	start := time.Now()
+	lk, lerr := filelock.Acquire(s.lock, s.timeout)
+	if lerr != nil {
+		switch {
+		case errors.Is(lerr, filelock.ErrTimeout):
+			return newErr(Busy, CodeBusy, lerr, "another process held the lock on %s for more than %v", s.lock, s.timeout)
+		case errors.Is(lerr, filelock.ErrNotRegular):
+			return newErr(Unsafe, CodeLockUnsafe, lerr, "cannot trust the lock file")
+		}
+		return newErr(IO, CodeIO, lerr, "cannot take the lock")
+	}
+	locked := time.Now()
+	t.Wait = locked.Sub(start)
+	defer func() {
+		// Unlocking closes the descriptor, which drops the lock even when
+		// the unlock call itself fails, so its error changes nothing.
+		lk.Unlock()
+		t.Hold = time.Since(locked)
+		if s.observe != nil {
+			s.observe(t)
+		}
+	}()
+	// Every writer holds the lock, so any temporary file left now is a
+	// killed writer's.
+	t.Temps, _ = atomicfile.RemoveTemps(s.doc)
+	st, raw, err := s.read()
+	if err != nil {
+		return err
+	}
+	t.Bytes = len(raw)
+	if err := fn(st); err != nil {
+		return err
+	}
+	if st.Meta.CreatedAt.IsZero() {
+		st.Meta.CreatedAt = s.now().UTC()
+	}
+	if err := st.check(); err != nil {
+		return newErr(Invalid, CodeBadUpdate, err, "the transaction left a state that breaks the schema; nothing was written")
+	}
+	data, err := json.Marshal(st)
+	if err != nil {
+		return newErr(Invalid, CodeBadUpdate, err, "cannot encode the state; nothing was written")
+	}
+	data = append(data, '\n')
+	if int64(len(data)) > s.max {
+		return newErr(Invalid, CodeTooLarge, nil, "the new document would be %d bytes, more than the bound of %d; nothing was written", len(data), s.max)
+	}
+	if raw != nil && bytes.Equal(raw, data) {
+		return nil
+	}
+	if s.beforeWrite != nil {
+		s.beforeWrite()
+	}
+	if err := atomicfile.WriteFile(s.doc, data, 0o600); err != nil {
+		return newErr(IO, CodeIO, err, "cannot write the document")
+	}
+	t.Bytes, t.Wrote = len(data), true
+	return nil
+}
+
+// read reads and decodes the document. It never follows a symbolic link,
+// never blocks on a named pipe and reads at most the bound. A missing
+// document is NewState() with nil raw bytes.
+func (s *Store) read() (*State, []byte, error) {
+	raw, err := statedir.ReadFile(s.doc, s.max)
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+		return NewState(), nil, nil
+	case errors.Is(err, statedir.ErrNotRegular):
+		return nil, nil, newErr(Corrupt, CodeNotRegular, err, "the document is not a regular file; it was left as it is")
+	case errors.Is(err, statedir.ErrTooLarge):
+		return nil, nil, newErr(Corrupt, CodeTooLarge, err, "the document is over the size bound; it was left as it is")
+	case err != nil:
+		return nil, nil, newErr(IO, CodeIO, err, "cannot read the document")
+	}
+	st, err := decode(s.doc, raw)
+	if err != nil {
+		return nil, nil, err
+	}
+	return st, raw, nil
+}
