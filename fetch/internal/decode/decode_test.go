@@ -270,7 +270,9 @@ func TestDecodeIsLinearOnLargeBodies(t *testing.T) {
 	body := append(bytes.Repeat([]byte(`<meta name="charset" content="y">`), 10<<20/34), []byte("caf\xE9")...)
 	start := time.Now()
 	got := Decode(body, "", true)
-	if d := time.Since(start); d > 2*time.Second {
+	// Linear work takes well under a second (a few under the race
+	// detector); a scan that restarted at every tag would take hours.
+	if d := time.Since(start); d > 10*time.Second {
 		t.Errorf("Decode of 10 MiB took %v", d)
 	}
 	if got.Charset != "windows-1252" {
