@@ -42,7 +42,8 @@ type Options struct {
 	MaxBytes int64
 	// Now is the clock (time.Now when nil). It stamps Meta.CreatedAt.
 	Now func() time.Time
-	// Observe, when set, is called after every Update with its timings.
+	// Observe, when set, is called after every Update with its timings,
+	// from the goroutine that ran it (so possibly from several at once).
 	Observe func(Timing)
 }
 

@@ -111,7 +111,6 @@ func TestScopeDirNamesOneScopePerProjectAndServer(t *testing.T) {
 	other := map[string]string{
 		"another server":  ScopeDir(root, project, "http://127.0.0.1:4097"),
 		"another project": ScopeDir(root, t.TempDir(), "http://127.0.0.1:4096"),
-		"the separator":   ScopeDir(root, project+"\x00http://127.0.0.1:4096", ""),
 	}
 	for name, got := range other {
 		if got == base {
