@@ -1,7 +1,9 @@
 package fetch
 
 import (
+	"bytes"
 	"encoding/json"
+	"errors"
 	"strconv"
 	"time"
 
@@ -44,21 +46,19 @@ func (c *cacheStore) get(key string) (*entry, bool) {
 	if err != nil || ce == nil || state == cache.Miss {
 		return nil, false
 	}
-	var e entry
-	if json.Unmarshal(ce.Payload, &e) != nil || e.Kind == "" {
+	e, err := decodeEntry(ce.Payload)
+	if err != nil {
 		_ = c.s.Delete(key)
 		return nil, false
 	}
-	return &e, state == cache.Fresh
+	return e, state == cache.Fresh
 }
 
 func (c *cacheStore) put(keys []string, e *entry) {
 	if c == nil {
 		return
 	}
-	cp := *e
-	cp.compact()
-	b, err := json.Marshal(&cp)
+	b, err := encodeEntry(e)
 	if err != nil {
 		return
 	}
@@ -81,3 +81,53 @@ func (c *cacheStore) putNegativeProbe(origin string) {
 		_ = c.s.PutNegativeProbe(origin)
 	}
 }
+
+// encodeEntry is an entry as the cache stores it: its fields as one line
+// of JSON, then the three renderings as raw text, each after a line with
+// its length. The renderings are most of an entry, and decoding them as
+// JSON strings cost more than the rest of a cache hit.
+func encodeEntry(e *entry) ([]byte, error) {
+	cp := *e
+	cp.compact()
+	texts := [3]string{cp.Markdown, cp.Text, cp.HTML}
+	cp.Markdown, cp.Text, cp.HTML = "", "", ""
+	head, err := json.Marshal(&cp)
+	if err != nil {
+		return nil, err
+	}
+	b := make([]byte, 0, len(head)+len(texts[0])+len(texts[1])+len(texts[2])+40)
+	b = append(append(b, head...), '\n')
+	for _, t := range texts {
+		b = strconv.AppendInt(b, int64(len(t)), 10)
+		b = append(append(b, '\n'), t...)
+	}
+	return b, nil
+}
+
+// decodeEntry undoes encodeEntry; anything else is an error.
+func decodeEntry(b []byte) (*entry, error) {
+	head, rest, ok := bytes.Cut(b, []byte{'\n'})
+	if !ok {
+		return nil, errBadEntry
+	}
+	var e entry
+	if err := json.Unmarshal(head, &e); err != nil || e.Kind == "" {
+		return nil, errBadEntry
+	}
+	var texts [3]string
+	for i := range texts {
+		num, after, ok := bytes.Cut(rest, []byte{'\n'})
+		n, err := strconv.Atoi(string(num))
+		if !ok || err != nil || n < 0 || n > len(after) {
+			return nil, errBadEntry
+		}
+		texts[i], rest = string(after[:n]), after[n:]
+	}
+	if len(rest) != 0 {
+		return nil, errBadEntry
+	}
+	e.Markdown, e.Text, e.HTML = texts[0], texts[1], texts[2]
+	return &e, nil
+}
+
+var errBadEntry = errors.New("not a cached fetch entry")

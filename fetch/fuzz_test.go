@@ -86,3 +86,26 @@ func FuzzMetadataRender(f *testing.F) {
 		}
 	})
 }
+
+// FuzzCacheEntry: decodeEntry never panics, and what it accepts encodes
+// back to the same bytes.
+func FuzzCacheEntry(f *testing.F) {
+	e := &entry{Kind: "page", FinalURL: "https://x/", Markdown: "# a\n\n12\nb", Text: "a 12", HTML: "<p>\n</p>", Chain: []string{}, Signals: []string{}}
+	b, _ := encodeEntry(e)
+	f.Add(b)
+	f.Add([]byte("{\"kind\":\"page\"}\n0\n0\n0\n"))
+	f.Fuzz(func(t *testing.T, b []byte) {
+		e, err := decodeEntry(b)
+		if err != nil {
+			return
+		}
+		again, err := encodeEntry(e)
+		if err != nil {
+			t.Fatal(err)
+		}
+		e2, err := decodeEntry(again)
+		if err != nil || e2.Markdown != e.Markdown || e2.Text != e.Text || e2.HTML != e.HTML || e2.FinalURL != e.FinalURL {
+			t.Fatalf("round trip changed the entry: %v", err)
+		}
+	})
+}

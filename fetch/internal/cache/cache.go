@@ -14,7 +14,7 @@
 // Below the root given to Open, a version segment lets a format change
 // start from an empty directory:
 //
-//	v1/entries/<key>.json.gz   one gzip JSON document per result
+//	v1/entries/<key>.json.gz   one gzip file per result: a JSON header line, then the payload
 //	v1/alias/<key>             the key of the entry this key stands for
 //	v1/llms-neg/<hash>.json    an origin found to have no llms.txt
 //	v1/.sweep.lock             held by the process that is sweeping
@@ -40,7 +40,6 @@ import (
 	"crypto/sha256"
 	"encoding/binary"
 	"encoding/hex"
-	"encoding/json"
 	"errors"
 	"io/fs"
 	"os"
@@ -136,8 +135,8 @@ type Entry struct {
 	// ETag and LastModified are the response's validators, if any.
 	ETag         string
 	LastModified string
-	// Payload is the caller's result, as JSON. It is stored compacted.
-	Payload json.RawMessage
+	// Payload is the caller's result: bytes the store keeps as they are.
+	Payload []byte
 }
 
 // Store is an open cache directory. It holds no lock and no open file, so
@@ -334,8 +333,8 @@ func (s *Store) Put(keys []string, e *Entry) error {
 			return badKey(k)
 		}
 	}
-	if e == nil || len(e.Payload) == 0 || !json.Valid(e.Payload) {
-		return newErr(Invalid, CodeBadEntry, nil, "the payload is not JSON")
+	if e == nil || len(e.Payload) == 0 {
+		return newErr(Invalid, CodeBadEntry, nil, "the entry has no payload")
 	}
 	doc := *e
 	now := s.now()

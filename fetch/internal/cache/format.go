@@ -14,19 +14,24 @@ import (
 // version is the format of an entry document. A file with another version
 // is treated as corrupt (removed, a miss); a layout change that old
 // binaries must not even see goes into a new directory segment instead.
-const version = 1
+//
+// Version 1 held the payload as a JSON value inside the document; the
+// payload is now opaque bytes after a one-line header, because decoding
+// a page of text as JSON cost more than everything else a cache hit does.
+const version = 2
 
-// document is an entry as stored: gzip-compressed JSON with the header
-// fields first and the payload last, in this order. The order is part of
-// the format: the sweeper decompresses only up to "payload" to learn an
-// entry's age and validators, never the payload itself.
+// maxHeader bounds the header line of an entry.
+const maxHeader = 16 << 10
+
+// document is an entry's header as stored: one line of JSON, then the
+// payload's bytes to the end of the (gzip-compressed) file. The sweeper
+// reads only the header line, never the payload.
 type document struct {
-	V            int             `json:"v"`
-	Key          string          `json:"key"`
-	StoredAt     time.Time       `json:"stored_at"`
-	ETag         string          `json:"etag,omitempty"`
-	LastModified string          `json:"last_modified,omitempty"`
-	Payload      json.RawMessage `json:"payload"`
+	V            int       `json:"v"`
+	Key          string    `json:"key"`
+	StoredAt     time.Time `json:"stored_at"`
+	ETag         string    `json:"etag,omitempty"`
+	LastModified string    `json:"last_modified,omitempty"`
 }
 
 // header is a document without its payload.
@@ -38,18 +43,12 @@ type header struct {
 
 func (h header) hasValidator() bool { return h.ETag != "" || h.LastModified != "" }
 
-// payloadField introduces the payload. The encoder writes it only as the
-// last key: inside a string value the quotes would be escaped.
-var payloadField = []byte(`,"payload":`)
-
-// encodeDocument returns e's document for key, split into the header (up
-// to and including the payload's name) and the rest. The payload must be
-// valid JSON; it is compacted, and HTML characters in it are left as they
-// are. The writer flushes the compressor between the two parts, so a reader
-// of the header decompresses only the header and not the payload.
+// encodeDocument returns e's document for key, split into the header line
+// and the payload. The writer flushes the compressor between the two
+// parts, so a reader of the header decompresses only the header.
 func encodeDocument(key string, e *Entry) (head, rest []byte, err error) {
 	var b bytes.Buffer
-	enc := json.NewEncoder(&b)
+	enc := json.NewEncoder(&b) // ends the line with "\n"; JSON strings hold no raw newline
 	enc.SetEscapeHTML(false)
 	err = enc.Encode(document{
 		V:            version,
@@ -57,112 +56,87 @@ func encodeDocument(key string, e *Entry) (head, rest []byte, err error) {
 		StoredAt:     e.StoredAt.UTC(),
 		ETag:         e.ETag,
 		LastModified: e.LastModified,
-		Payload:      e.Payload,
 	})
 	if err != nil {
 		return nil, nil, err
 	}
-	doc := b.Bytes()
-	i := bytes.Index(doc, payloadField) + len(payloadField)
-	return doc[:i], doc[i:], nil
+	if b.Len() > maxHeader {
+		return nil, nil, fmt.Errorf("header of %d bytes (validators too long)", b.Len())
+	}
+	return b.Bytes(), e.Payload, nil
 }
 
 // decodeDocument reads a document for wantKey from r. With full false it
-// stops at the payload and returns only the header. With full true it also
-// reads the payload and insists that nothing follows the document, which
-// drains r (so a gzip reader below checks its checksum).
+// stops after the header line. With full true it also reads the payload,
+// to the end of r (so a gzip reader below checks its checksum: a torn or
+// damaged file fails there).
 //
-// It is strict: the version must come first, the key and the time before
-// the payload, no field may repeat and no unknown field may appear. Only
-// this package writes these files, so anything else is damage.
-func decodeDocument(r io.Reader, wantKey string, full bool) (header, json.RawMessage, error) {
+// The header is strict: the version must be this one, the key the one
+// asked for, a time present, and no unknown field may appear. Only this
+// package writes these files, so anything else is damage.
+func decodeDocument(r io.Reader, wantKey string, full bool) (header, []byte, error) {
 	var h header
-	dec := json.NewDecoder(r)
-	if err := expectDelim(dec, '{'); err != nil {
+	br := bufio.NewReaderSize(r, 4096)
+	line, err := readHeaderLine(br)
+	if err != nil {
 		return h, nil, err
 	}
-	seen := map[string]bool{}
-	var payload json.RawMessage
-	for dec.More() {
-		tok, err := dec.Token()
-		if err != nil {
-			return h, nil, err
-		}
-		name, _ := tok.(string)
-		if seen[name] {
-			return h, nil, fmt.Errorf("field %q repeated", name)
-		}
-		seen[name] = true
-		if name != "v" && !seen["v"] {
-			return h, nil, errors.New("no version first")
-		}
-		switch name {
-		case "v":
-			var v int
-			if err := dec.Decode(&v); err != nil {
-				return h, nil, err
-			}
-			if v != version {
-				return h, nil, fmt.Errorf("format version %d, want %d", v, version)
-			}
-		case "key":
-			var k string
-			if err := dec.Decode(&k); err != nil {
-				return h, nil, err
-			}
-			if k != wantKey {
-				return h, nil, fmt.Errorf("holds key %.16s…, not %.16s…", k, wantKey)
-			}
-		case "stored_at":
-			if err := dec.Decode(&h.StoredAt); err != nil {
-				return h, nil, err
-			}
-		case "etag":
-			if err := dec.Decode(&h.ETag); err != nil {
-				return h, nil, err
-			}
-		case "last_modified":
-			if err := dec.Decode(&h.LastModified); err != nil {
-				return h, nil, err
-			}
-		case "payload":
-			if !seen["key"] || !seen["stored_at"] {
-				return h, nil, errors.New("payload before key and time")
-			}
-			if !full {
-				return h, nil, nil
-			}
-			if err := dec.Decode(&payload); err != nil {
-				return h, nil, err
-			}
-		default:
-			return h, nil, fmt.Errorf("unknown field %q", name)
-		}
+	var d struct {
+		V            *int       `json:"v"`
+		Key          *string    `json:"key"`
+		StoredAt     *time.Time `json:"stored_at"`
+		ETag         string     `json:"etag"`
+		LastModified string     `json:"last_modified"`
 	}
-	if payload == nil {
-		return h, nil, errors.New("no payload")
-	}
-	if err := expectDelim(dec, '}'); err != nil {
+	dec := json.NewDecoder(bytes.NewReader(line))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(&d); err != nil {
 		return h, nil, err
 	}
-	if _, err := dec.Token(); err != io.EOF {
-		if err == nil {
-			err = errors.New("data after the document")
-		}
+	if dec.More() {
+		return h, nil, errors.New("data after the header")
+	}
+	switch {
+	case d.V == nil:
+		return h, nil, errors.New("no version")
+	case *d.V != version:
+		return h, nil, fmt.Errorf("format version %d, want %d", *d.V, version)
+	case d.Key == nil || *d.Key != wantKey:
+		return h, nil, errors.New("holds another key")
+	case d.StoredAt == nil:
+		return h, nil, errors.New("no time")
+	}
+	h = header{StoredAt: *d.StoredAt, ETag: d.ETag, LastModified: d.LastModified}
+	if !full {
+		return h, nil, nil
+	}
+	payload, err := io.ReadAll(br)
+	if err != nil {
 		return h, nil, err
 	}
 	return h, payload, nil
 }
 
-func expectDelim(dec *json.Decoder, want json.Delim) error {
-	tok, err := dec.Token()
-	if err != nil {
-		return err
+// readHeaderLine reads the header line, at most maxHeader bytes.
+func readHeaderLine(br *bufio.Reader) ([]byte, error) {
+	var line []byte
+	for {
+		chunk, err := br.ReadSlice('\n')
+		line = append(line, chunk...)
+		if len(line) > maxHeader {
+			return nil, errors.New("header line too long")
+		}
+		switch {
+		case err == nil:
+			return line, nil
+		case errors.Is(err, bufio.ErrBufferFull):
+			continue
+		case errors.Is(err, io.EOF):
+			return nil, errors.New("no end of the header")
+		default:
+			return nil, err
+		}
 	}
-	if d, ok := tok.(json.Delim); !ok || d != want {
-		return fmt.Errorf("want %q, found %v", want, tok)
-	}
-	return nil
 }
 
 // probe is a remembered failed llms.txt probe for one origin.
