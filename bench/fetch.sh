@@ -79,4 +79,8 @@ done
 
 echo
 echo "== extraction quality (bench/fetchquality)"
-(cd bench/fetchquality && go run . -base "$base" "${pages[@]/#/-page=}")
+corpus=()
+for d in "$rust/book" "$rust/reference" "$rust/std" "$rust/cargo" "$rust/rustc" "$node" "$npmdocs" "$godocs/go_spec.html" "$godocs/go_mem.html"; do
+	[ -e "$d" ] && corpus+=("$d")
+done
+(cd bench/fetchquality && go run . -runs "${QUALITY_RUNS:-3}" "${corpus[@]}") | tail -"${QUALITY_TAIL:-8}"
