@@ -3,6 +3,7 @@ package rescue
 import (
 	"errors"
 
+	"github.com/slimgate/slim/internal/kinderr"
 	"github.com/slimgate/slim/rescue/internal/match"
 	"github.com/slimgate/slim/rescue/internal/patch"
 	"github.com/slimgate/slim/worktree"
@@ -55,16 +56,10 @@ const (
 // with the prefix models key on ("apply_patch validation failed: ",
 // "apply_patch verification failed: ", "apply_patch blocked: ",
 // "apply_patch internal error: ").
-type Error struct {
-	Kind    Kind
-	Code    string
-	Message string
-	Err     error // the cause, for errors.Is and errors.As; not printed
-}
-
-func (e *Error) Error() string { return e.Message }
-
-func (e *Error) Unwrap() error { return e.Err }
+//
+// Its fields are Kind, Code (a stable code from the list above), Message
+// and Err, the cause.
+type Error = kinderr.Error[Kind]
 
 // asError turns whatever the engine's parts returned into an *Error: the
 // parser's, the matcher's and the guard's own errors get their kind, and

@@ -1,6 +1,6 @@
 package search
 
-import "errors"
+import "github.com/slimgate/slim/internal/kinderr"
 
 // Kind classifies an Error by what the caller can do about it.
 type Kind string
@@ -48,25 +48,14 @@ const (
 
 // Error is every error the package (and search/astgrep) returns. Message is complete: it says
 // what happened and what to do next, and names the tool it comes from.
-type Error struct {
-	Kind    Kind
-	Code    string
-	Message string
-	Err     error
-}
-
-func (e *Error) Error() string { return e.Message }
-
-// Unwrap returns the cause.
-func (e *Error) Unwrap() error { return e.Err }
+//
+// Its fields are Kind, Code (a stable code from the list above), Message
+// and Err, the cause.
+type Error = kinderr.Error[Kind]
 
 func newErr(k Kind, code, msg string, cause error) *Error {
 	return &Error{Kind: k, Code: code, Message: msg, Err: cause}
 }
 
 // AsError returns the *Error in err's chain, if any.
-func AsError(err error) (*Error, bool) {
-	var e *Error
-	ok := errors.As(err, &e)
-	return e, ok
-}
+func AsError(err error) (*Error, bool) { return kinderr.As[Kind](err) }

@@ -1,6 +1,6 @@
 package binsave
 
-import "errors"
+import "github.com/slimgate/slim/internal/kinderr"
 
 // ErrorKind classifies an Error by what the caller can do about it. (Kind
 // is the download kind of a media type.)
@@ -29,25 +29,14 @@ const (
 const NoFreeNameMessage = "Unable to allocate unique filename for binary content"
 
 // Error is every error the package returns. Message is complete.
-type Error struct {
-	Kind    ErrorKind
-	Code    string
-	Message string
-	Err     error
-}
-
-func (e *Error) Error() string { return e.Message }
-
-// Unwrap returns the cause.
-func (e *Error) Unwrap() error { return e.Err }
+//
+// Its fields are Kind, Code (a stable code from the list above), Message
+// and Err, the cause.
+type Error = kinderr.Error[ErrorKind]
 
 func newErr(k ErrorKind, code, msg string, cause error) *Error {
 	return &Error{Kind: k, Code: code, Message: msg, Err: cause}
 }
 
 // AsError returns the *Error in err's chain, if any.
-func AsError(err error) (*Error, bool) {
-	var e *Error
-	ok := errors.As(err, &e)
-	return e, ok
-}
+func AsError(err error) (*Error, bool) { return kinderr.As[ErrorKind](err) }

@@ -3,6 +3,8 @@ package cache
 import (
 	"errors"
 	"fmt"
+
+	"github.com/slimgate/slim/internal/kinderr"
 )
 
 // Kind classifies an Error by what the caller can do about it. The cache is
@@ -45,24 +47,13 @@ const (
 
 // Error is every error the package returns. Message is complete and names
 // the fetch cache, so it can be logged as it is.
-type Error struct {
-	Kind    Kind
-	Code    string
-	Message string
-	Err     error
-}
-
-func (e *Error) Error() string { return e.Message }
-
-// Unwrap returns the cause.
-func (e *Error) Unwrap() error { return e.Err }
+//
+// Its fields are Kind, Code (a stable code from the list above), Message
+// and Err, the cause.
+type Error = kinderr.Error[Kind]
 
 // AsError returns the *Error in err's chain, if any.
-func AsError(err error) (*Error, bool) {
-	var e *Error
-	ok := errors.As(err, &e)
-	return e, ok
-}
+func AsError(err error) (*Error, bool) { return kinderr.As[Kind](err) }
 
 func newErr(k Kind, code string, cause error, format string, args ...any) *Error {
 	msg := "fetch cache: " + fmt.Sprintf(format, args...)

@@ -32,12 +32,12 @@
 package extract
 
 import (
-	"errors"
 	"fmt"
 	"net/url"
 	"strings"
 	"unicode/utf8"
 
+	"github.com/slimgate/slim/internal/kinderr"
 	"golang.org/x/net/html"
 )
 
@@ -67,24 +67,13 @@ const (
 )
 
 // Error is every error the package returns.
-type Error struct {
-	Kind    Kind
-	Code    string
-	Message string
-	Err     error
-}
-
-func (e *Error) Error() string { return e.Message }
-
-// Unwrap returns the cause.
-func (e *Error) Unwrap() error { return e.Err }
+//
+// Its fields are Kind, Code (a stable code from the list above), Message
+// and Err, the cause.
+type Error = kinderr.Error[Kind]
 
 // AsError returns the *Error in err's chain, if any.
-func AsError(err error) (*Error, bool) {
-	var e *Error
-	ok := errors.As(err, &e)
-	return e, ok
-}
+func AsError(err error) (*Error, bool) { return kinderr.As[Kind](err) }
 
 // HTML extracts a page from src, a decoded HTML document (invalid UTF-8
 // is replaced, so the page's HTML form may differ from src there). base is the

@@ -3,6 +3,8 @@ package netguard
 import (
 	"errors"
 	"net/netip"
+
+	"github.com/slimgate/slim/internal/kinderr"
 )
 
 // BlockedError reports a connection the policy refused. It is returned
@@ -69,17 +71,10 @@ const (
 
 // Error is every error the package returns other than *BlockedError.
 // Message is complete.
-type Error struct {
-	Kind    Kind
-	Code    string
-	Message string
-	Err     error
-}
-
-func (e *Error) Error() string { return e.Message }
-
-// Unwrap returns the cause.
-func (e *Error) Unwrap() error { return e.Err }
+//
+// Its fields are Kind, Code (a stable code from the list above), Message
+// and Err, the cause.
+type Error = kinderr.Error[Kind]
 
 func newErr(k Kind, code, msg string, cause error) *Error {
 	return &Error{Kind: k, Code: code, Message: msg, Err: cause}
