@@ -29,6 +29,9 @@ func (f *fetcher) binary(ctx context.Context, resp *http.Response, e *entry, mt 
 		}
 	}
 	e.BinaryKind = binsave.Kind(mt)
+	if e.BinaryKind == "" {
+		e.BinaryKind = "binary" // a type of its own whose bytes are not text
+	}
 	limit := int64(MaxBinaryBytes)
 	if f.req.SaveBinary {
 		limit = MaxBodyBytes

@@ -9,9 +9,11 @@ import (
 	"net/http"
 	"net/url"
 	"time"
+	"unicode/utf8"
 
 	whatwg "github.com/nlnwa/whatwg-url/url"
 	"github.com/slimgate/slim/fetch/internal/netguard"
+	"github.com/slimgate/slim/internal/kinderr"
 )
 
 // The Accept headers: pages prefer HTML, the llms.txt probe plain text.
@@ -75,6 +77,9 @@ func netErr(ctx context.Context, u string, err error) error {
 	var be *netguard.BlockedError
 	if errors.As(err, &be) {
 		return newErr(Blocked, CodeAddressRefused, be.Error(), err)
+	}
+	if ne, ok := kinderr.As[netguard.Kind](err); ok && ne.Kind == netguard.Blocked {
+		return newErr(Blocked, CodeAddressRefused, ne.Message, err)
 	}
 	if e, ok := AsError(err); ok {
 		return e
@@ -244,9 +249,28 @@ func readBody(ctx context.Context, resp *http.Response, limit int64) (data []byt
 		return nil, false, newErr(Failed, CodeNetwork, fmt.Sprintf("Reading the response failed: %v", err), err)
 	}
 	if int64(len(data)) > limit {
-		return data[:limit], true, nil
+		return cutRune(data[:limit]), true, nil
 	}
 	return data, false, nil
+}
+
+// cutRune drops the last bytes of a cut body when they are the start of a
+// UTF-8 character the cut split, so that a UTF-8 page cut at the limit is
+// still valid UTF-8 (and is not taken for windows-1252).
+func cutRune(b []byte) []byte {
+	for i := 1; i <= utf8.UTFMax && i <= len(b); i++ {
+		c := b[len(b)-i]
+		if c < 0x80 {
+			return b // ASCII: nothing split
+		}
+		if utf8.RuneStart(c) {
+			if !utf8.FullRune(b[len(b)-i:]) {
+				return b[:len(b)-i]
+			}
+			return b
+		}
+	}
+	return b
 }
 
 // countBody reads and discards the body up to limit bytes, reporting

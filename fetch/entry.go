@@ -22,14 +22,18 @@ type entry struct {
 	Extracted     bool     `json:"extracted,omitempty"`
 	Chain         []string `json:"chain"`
 	Upgraded      bool     `json:"upgraded,omitempty"`
-	ProbeError    string   `json:"probe_error,omitempty"`
-	ProbeTrunc    bool     `json:"probe_truncated,omitempty"`
-	Truncated     bool     `json:"truncated,omitempty"`
-	Words         int      `json:"words,omitempty"`
-	Signals       []string `json:"signals"`
-	Decoded       string   `json:"decoded_charset,omitempty"`
-	DecodeFall    bool     `json:"decode_fallback,omitempty"`
-	DecodeWarn    string   `json:"decode_warning,omitempty"`
+	// Key is the cache key of the request that fetched the entry; a hit
+	// under another key (the final URL's) did not take that request's
+	// redirects or upgrade.
+	Key        string   `json:"key,omitempty"`
+	ProbeError string   `json:"probe_error,omitempty"`
+	ProbeTrunc bool     `json:"probe_truncated,omitempty"`
+	Truncated  bool     `json:"truncated,omitempty"`
+	Words      int      `json:"words,omitempty"`
+	Signals    []string `json:"signals"`
+	Decoded    string   `json:"decoded_charset,omitempty"`
+	DecodeFall bool     `json:"decode_fallback,omitempty"`
+	DecodeWarn string   `json:"decode_warning,omitempty"`
 
 	// The three renderings; Text and HTML are left empty (and the flags
 	// set) when they equal Markdown, so the cache keeps one copy.

@@ -105,6 +105,11 @@ func (f *fetcher) run(ctx context.Context) (*entry, how, error) {
 	var stale *entry
 	if !f.cfg.Cache.Refresh {
 		if e, fresh := f.store.get(key); e != nil {
+			if e.Key != "" && e.Key != key {
+				// Stored by a request that reached this URL through
+				// redirects (or an upgrade): this one asked for it directly.
+				e.Chain, e.Upgraded = []string{}, false
+			}
 			if fresh && f.usable(e) {
 				return e, how{cacheHit: true}, nil
 			}
@@ -121,6 +126,7 @@ func (f *fetcher) run(ctx context.Context) (*entry, how, error) {
 		} else {
 			probe = f.probeLLMs(ctx)
 			if probe.found != nil {
+				probe.found.Key = key
 				f.store.put([]string{key, keyFor(probe.found.LLMsURL, f.req)}, probe.found)
 				return probe.found, how{}, nil
 			}
@@ -169,6 +175,7 @@ func (f *fetcher) run(ctx context.Context) (*entry, how, error) {
 	}
 	ent := e.(*entry)
 	ent.ProbeError = probe.lastErr
+	ent.Key = key
 	keys := []string{key}
 	if fk := keyFor(ent.FinalURL, f.req); fk != key {
 		keys = append(keys, fk)
@@ -202,7 +209,8 @@ func (f *fetcher) response(ctx context.Context, w *walked, upgraded bool) (any, 
 	// be HTML) is sniffed: a declared binary is judged on its headers
 	// before a byte of it is read.
 	var sniff []byte
-	if mt == "" || mt == "application/octet-stream" || mt == "text/plain" {
+	unknown := mt != "" && !textLike(mt) && !binsave.IsBinaryType(mt)
+	if mt == "" || mt == "application/octet-stream" || mt == "text/plain" || unknown {
 		br := bufio.NewReaderSize(resp.Body, 4096)
 		resp.Body = readCloser{br, resp.Body}
 		var err error
@@ -237,6 +245,9 @@ func (f *fetcher) response(ctx context.Context, w *walked, upgraded bool) (any, 
 		}
 	}
 	effMT, _, _ := mime.ParseMediaType(eff)
+	// A type slim does not know as text or binary (application/gzip,
+	// font/woff2, a vendor type) is what its bytes look like.
+	binaryBody := binsave.IsBinaryType(effMT) || unknown && !decode.LooksText(sniff)
 
 	base := &entry{
 		Kind:         "page",
@@ -250,15 +261,11 @@ func (f *fetcher) response(ctx context.Context, w *walked, upgraded bool) (any, 
 		Upgraded:     upgraded,
 		Signals:      []string{},
 	}
-	if cl := header.Get("Content-Length"); cl != "" {
-		if n, err := strconv.ParseInt(cl, 10, 64); err == nil && n >= 0 {
-			base.ContentLength = &n
-		}
-	}
+	base.ContentLength = contentLength(header)
 	final, _ := url.Parse(base.FinalURL)
 	base.Filename = binsave.Filename(header.Get("Content-Disposition"), final)
 
-	if binsave.IsBinaryType(effMT) {
+	if binaryBody {
 		return f.binary(ctx, resp, base, effMT, sniff)
 	}
 	body, over, err := readBody(ctx, resp, MaxBodyBytes)
@@ -335,6 +342,31 @@ func (f *fetcher) textEntry(w *walked, contentType string, dec decode.Result, ov
 		Markdown:    p.Markdown,
 		Text:        p.Text,
 	}
+}
+
+// textLike reports whether a media type is text by its name: text/*,
+// JSON, XML, JavaScript and the common configuration formats.
+func textLike(mt string) bool {
+	if strings.HasPrefix(mt, "text/") || strings.HasSuffix(mt, "+json") || strings.HasSuffix(mt, "+xml") {
+		return true
+	}
+	switch mt {
+	case "application/json", "application/xml", "application/javascript", "application/ecmascript",
+		"application/x-javascript", "application/x-ndjson", "application/yaml", "application/x-yaml",
+		"application/toml", "application/x-sh", "application/graphql", "application/sql":
+		return true
+	}
+	return false
+}
+
+// contentLength is the Content-Length header as a number, or nil.
+func contentLength(h http.Header) *int64 {
+	if cl := h.Get("Content-Length"); cl != "" {
+		if n, err := strconv.ParseInt(cl, 10, 64); err == nil && n >= 0 {
+			return &n
+		}
+	}
+	return nil
 }
 
 type readCloser struct {

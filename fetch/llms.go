@@ -38,7 +38,7 @@ func llmsRejection(finalURL *whatwg.Url, contentType, body string) string {
 	head := strings.ToLower(strings.TrimSpace(trimBOM(body)))
 	if strings.Contains(ct, "text/html") || strings.Contains(ct, "xhtml") ||
 		strings.HasPrefix(head, "<!doctype html") || strings.HasPrefix(head, "<html") ||
-		loginTitle().MatchString(body) || loginWord().MatchString(href(finalURL)) {
+		loginTitle().MatchString(body) || loginWord().MatchString(finalURL.Pathname()+finalURL.Search()) {
 		return "llms.txt probe returned HTML/login content: " + href(finalURL)
 	}
 	return ""
@@ -106,6 +106,10 @@ func (f *fetcher) probeLLMs(ctx context.Context) probeResult {
 			ct = "text/plain"
 		}
 		e := f.textEntry(w, ct, dec, over)
+		e.ProbeTrunc = over
+		e.Charset = strings.Trim(params["charset"], `"'`)
+		e.ETag, e.LastModified = w.resp.Header.Get("ETag"), w.resp.Header.Get("Last-Modified")
+		e.ContentLength = contentLength(w.resp.Header)
 		e.SourceKind = "llms_txt"
 		e.UsedLLMs = true
 		e.LLMsURL = href(w.finalURL)

@@ -203,13 +203,7 @@ func (f *fetcher) binaryResult(e *entry, h how) *Result {
 		m.add("redirect_chain", nonNil(e.Chain))
 		m.add("upgraded_to_https", e.Upgraded)
 		m.addIf("llms_probe_error", e.ProbeError)
-		if h.revalidated {
-			m.add("cache_revalidated", true)
-		}
 		m.add("cache_hit", h.cacheHit)
-		if h.revalidated {
-			m.add("upstream_status_code", 304)
-		}
 		m.add("truncated", e.Truncated)
 		m.add("download_limit_bytes", e.DownloadLimit)
 		if e.MetadataOnly {
@@ -222,9 +216,9 @@ func (f *fetcher) binaryResult(e *entry, h how) *Result {
 	default:
 		m.add("redirect_chain", nonNil(e.Chain))
 		m.add("upgraded_to_https", e.Upgraded)
+		m.add("cache_hit", h.cacheHit)
 		m.add("truncated", e.Truncated)
 		m.add("save_binary", false)
-		m.add("cache_hit", h.cacheHit)
 		msg = kind + " content fetched but not saved. Re-run with save_binary=true to persist it."
 	}
 	title := e.Filename

@@ -166,11 +166,9 @@ func fetchRequest(e *env, c *cli.Context) (fetch.Request, error) {
 		if len(raw) > maxFetchArgs {
 			return req, usageErr("the arguments on stdin are larger than %d bytes", maxFetchArgs)
 		}
-		var a fetchArgs
-		dec := json.NewDecoder(bytes.NewReader(raw))
-		dec.DisallowUnknownFields()
-		if err := dec.Decode(&a); err != nil {
-			return req, usageErr("the arguments on stdin are not a JSON object of url, format, timeout, prompt, extract_main, prefer_llms_txt, include_metadata, save_binary: %v", err)
+		a, err := decodeFetchArgs(raw)
+		if err != nil {
+			return req, usageErr("the arguments on stdin are not one JSON object of url, format, timeout, prompt, extract_main, prefer_llms_txt, include_metadata, save_binary: %v", err)
 		}
 		req.URL = a.URL
 		if a.Format != nil {
@@ -196,6 +194,31 @@ func fetchRequest(e *env, c *cli.Context) (fetch.Request, error) {
 		}
 	}
 	return req, req.Validate()
+}
+
+// fetchArgKeys are the keys `slim fetch -` takes, spelled exactly (Go's
+// JSON decoder alone would also take "URL" or "Format").
+var fetchArgKeys = map[string]bool{"url": true, "format": true, "timeout": true, "prompt": true,
+	"extract_main": true, "prefer_llms_txt": true, "include_metadata": true, "save_binary": true}
+
+// decodeFetchArgs reads exactly one JSON object with known keys.
+func decodeFetchArgs(raw []byte) (fetchArgs, error) {
+	var a fetchArgs
+	var keys map[string]json.RawMessage
+	dec := json.NewDecoder(bytes.NewReader(raw))
+	if err := dec.Decode(&keys); err != nil {
+		return a, err
+	}
+	if _, err := dec.Token(); err != io.EOF {
+		return a, fmt.Errorf("more after the object")
+	}
+	for k := range keys {
+		if !fetchArgKeys[k] {
+			return a, fmt.Errorf("unknown key %q", k)
+		}
+	}
+	err := json.Unmarshal(raw, &a)
+	return a, err
 }
 
 // seconds converts a timeout in seconds; out-of-range values are left for

@@ -319,6 +319,7 @@ func TestSignals(t *testing.T) {
 		{"the same page extracted is not boilerplate", "<html><head><script>" + strings.Repeat("var a = 1;\n", 6000) + "</script></head><body><p>" + words(100) + "</p></body></html>", true, []string{}},
 		{"an empty body", "<html><body></body></html>", false, []string{SignalBoilerplate, SignalEmpty}},
 		{"a script-built page", `<html><body><div id="root"></div><noscript>You need to enable JavaScript to run this app.</noscript><script src="a.js"></script></body></html>`, true, []string{SignalBoilerplate, SignalEmpty, SignalJSRendered}},
+		{"scripts in the head build the page", `<html><head><title>App</title><script src="a.js"></script><script src="b.js"></script><script src="c.js"></script></head><body><div id="root"></div></body></html>`, true, []string{SignalBoilerplate, SignalEmpty, SignalJSRendered}},
 		{"many scripts and little text", `<html><body><p>Loading</p><script>1</script><script>2</script><script>3</script></body></html>`, false, []string{SignalVeryShort, SignalBoilerplate, SignalJSRendered}},
 	}
 	for _, tc := range tests {

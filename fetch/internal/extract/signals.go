@@ -87,10 +87,16 @@ const jsRenderedWords = 50
 func likelyJSRendered(doc *html.Node) bool {
 	var words, scripts int
 	asks := false
+	inHead := map[*html.Node]bool{}
 	walk(doc, func(n *html.Node) bool {
+		if n.Parent != nil && (inHead[n.Parent] || n.Parent.Type == html.ElementNode && n.Parent.Data == "head") {
+			inHead[n] = true // the head's scripts count, its text (the title) does not
+		}
 		switch n.Type {
 		case html.TextNode:
-			words += countFields(n.Data)
+			if !inHead[n] {
+				words += countFields(n.Data)
+			}
 		case html.ElementNode:
 			switch n.Data {
 			case "script":
@@ -104,7 +110,7 @@ func likelyJSRendered(doc *html.Node) bool {
 					asks = true
 				}
 				return false
-			case "style", "template", "head":
+			case "style", "template":
 				return false
 			}
 		}
