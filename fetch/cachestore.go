@@ -32,8 +32,8 @@ func openCache(c CacheConfig, now func() time.Time) *cacheStore {
 // keyFor is the cache key of a URL under the request's options that change
 // the result (not the format, the prompt or the metadata switch, which
 // only change how it is rendered).
-func keyFor(u string, r Request) string {
-	return cache.Key("fetch", u, strconv.FormatBool(r.ExtractMain), string(r.PreferLLMs), strconv.FormatBool(r.SaveBinary))
+func keyFor(u string, r Request, scope string) string {
+	return cache.Key("fetch", u, strconv.FormatBool(r.ExtractMain), string(r.PreferLLMs), strconv.FormatBool(r.SaveBinary), scope)
 }
 
 // get returns the entry under key and whether it is fresh; a stale entry

@@ -46,6 +46,11 @@ type fetcher struct {
 	c       *client
 	allowed map[string]bool
 	store   *cacheStore
+	// scope is what, besides the URL and the options, decides what a fetch
+	// may see: the address policy, the dial mapping and the extra origins.
+	// It is part of every cache key, so a page fetched with private
+	// addresses open is never served to a fetch with them closed.
+	scope string
 	// warnings collects Result.Warnings.
 	warnings []string
 	// outer is the caller's context, without the fetch's time limit.
@@ -69,6 +74,7 @@ func Fetch(ctx context.Context, r Request, cfg Config) (*Result, error) {
 			f.allowed[origin(u)] = true
 		}
 	}
+	f.scope = cfg.Network.scope(cfg.AllowOrigins)
 	f.store = openCache(cfg.Cache, cfg.now)
 	f.c = newClient(cfg.Network)
 	defer f.c.close()
@@ -97,14 +103,20 @@ func (f *fetcher) cacheKey() string {
 	if f.t.fallback != nil {
 		u = f.t.fallback
 	}
-	return keyFor(href(u), f.req)
+	return f.keyOf(href(u))
+}
+
+// keyOf is the cache key of URL u under this request's options and
+// network settings.
+func (f *fetcher) keyOf(u string) string {
+	return keyFor(u, f.req, f.scope)
 }
 
 func (f *fetcher) run(ctx context.Context) (*entry, how, error) {
 	key := f.cacheKey()
 	var stale *entry
 	if !f.cfg.Cache.Refresh {
-		if e, fresh := f.store.get(key); e != nil {
+		if e, fresh := f.store.get(key); e != nil && !f.aliasStale(e, key) {
 			if e.Key != "" && e.Key != key {
 				// Stored by a request that reached this URL through
 				// redirects (or an upgrade): this one asked for it directly.
@@ -127,7 +139,7 @@ func (f *fetcher) run(ctx context.Context) (*entry, how, error) {
 			probe = f.probeLLMs(ctx)
 			if probe.found != nil {
 				probe.found.Key = key
-				f.store.put([]string{key, keyFor(probe.found.LLMsURL, f.req)}, probe.found)
+				f.store.put([]string{key, f.keyOf(probe.found.LLMsURL)}, probe.found)
 				return probe.found, how{}, nil
 			}
 			if probe.allMissing {
@@ -177,11 +189,23 @@ func (f *fetcher) run(ctx context.Context) (*entry, how, error) {
 	ent.ProbeError = probe.lastErr
 	ent.Key = key
 	keys := []string{key}
-	if fk := keyFor(ent.FinalURL, f.req); fk != key {
+	if fk := f.keyOf(ent.FinalURL); fk != key {
 		keys = append(keys, fk)
 	}
 	f.store.put(keys, ent)
 	return ent, how{}, nil
+}
+
+// aliasStale reports whether an entry reached under key through an alias
+// no longer answers key: the alias was written for the final URL of an
+// earlier fetch, and the entry has since been replaced by a fetch that
+// ended elsewhere (a page that stopped redirecting, an https URL whose
+// last answer came over plain http). Such a hit is a miss.
+func (f *fetcher) aliasStale(e *entry, key string) bool {
+	if e.Key == "" || e.Key == key {
+		return false
+	}
+	return f.keyOf(e.FinalURL) != key
 }
 
 // usable reports whether a cached entry can be served as it is: an llms

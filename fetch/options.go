@@ -7,6 +7,8 @@ import (
 	"fmt"
 	"golang.org/x/net/http/httpproxy"
 	"net/netip"
+	"sort"
+	"strings"
 	"time"
 )
 
@@ -177,6 +179,27 @@ type ModelConfig struct {
 	OpenAIModelMap           map[string]string
 	// Timeout is per model attempt (0: 30 s).
 	Timeout time.Duration
+}
+
+// scope is the part of the configuration that changes what a fetch may
+// reach, as a string for the cache key: the address switches, the dial
+// mapping and the extra redirect origins. The default settings give "".
+func (n Network) scope(origins []string) string {
+	var parts []string
+	if n.AllowPrivate {
+		parts = append(parts, "private")
+	}
+	if n.AllowLinkLocal {
+		parts = append(parts, "link-local")
+	}
+	for k, v := range n.Resolve {
+		parts = append(parts, "resolve "+k+"="+v)
+	}
+	for _, o := range origins {
+		parts = append(parts, "origin "+o)
+	}
+	sort.Strings(parts)
+	return strings.Join(parts, "\n")
 }
 
 func (c *Config) now() time.Time {

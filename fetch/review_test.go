@@ -5,7 +5,9 @@ import (
 	"compress/gzip"
 	"net/http"
 	"strings"
+	"sync/atomic"
 	"testing"
+	"time"
 
 	"golang.org/x/net/http/httpproxy"
 )
@@ -82,4 +84,84 @@ func TestTruncatedLLMsTxtIsReported(t *testing.T) {
 	w.https("site.example.com", mux)
 	out := w.mustFetch(req("https://site.example.com/", func(r *Request) { r.PreferLLMs = LLMsAlways })).Output
 	wantContains(t, out, "llms_probe_truncated: true", "truncated: true")
+}
+
+func secPage(m string) http.Handler {
+	return htmlPage(`<html><head><title>T</title></head><body><article><h1>H</h1><p>` + m + ` words words words words words words words words words words words.</p></article></body></html>`)
+}
+
+// An alias written for the final URL of an earlier fetch does not outlive
+// that answer: once the entry is replaced by a fetch that ended elsewhere,
+// the alias is a miss, never another URL's page.
+func TestStaleAliasIsAMissNotAnotherPage(t *testing.T) {
+	w := newWorld(t).withCache()
+	var redir atomic.Bool
+	redir.Store(true)
+	w.https("site.example.com", http.HandlerFunc(func(rw http.ResponseWriter, r *http.Request) {
+		switch {
+		case r.URL.Path == "/a" && redir.Load():
+			http.Redirect(rw, r, "/b", 302)
+		case r.URL.Path == "/a":
+			secPage("APAGE").ServeHTTP(rw, r)
+		default:
+			secPage("BPAGE").ServeHTTP(rw, r)
+		}
+	}))
+	w.mustFetch(req("https://site.example.com/a"))
+	redir.Store(false)
+	w.cfg.Cache.Refresh = true
+	w.mustFetch(req("https://site.example.com/a"))
+	w.cfg.Cache.Refresh = false
+	out := w.mustFetch(req("https://site.example.com/b")).Output
+	wantContains(t, out, "BPAGE")
+	wantLacks(t, out, "APAGE")
+}
+
+// A plain-http answer to an http URL is never served for the https URL.
+func TestPlaintextAnswerIsNeverServedForHTTPS(t *testing.T) {
+	w := newWorld(t).withCache()
+	now := time.Now()
+	w.cfg.Now = func() time.Time { return now }
+	var broken atomic.Bool // an attacker on the path makes https fail
+	w.https("site.example.com", http.HandlerFunc(func(rw http.ResponseWriter, r *http.Request) {
+		if broken.Load() {
+			rw.WriteHeader(503)
+			return
+		}
+		secPage("SECURE").ServeHTTP(rw, r)
+	}))
+	w.serve("site.example.com:80", newPlainSite(t, secPage("PLAINTEXT")))
+	wantContains(t, w.mustFetch(req("http://site.example.com/a")).Output, "upgraded_to_https: true")
+	broken.Store(true)
+	now = now.Add(16 * time.Minute)
+	wantContains(t, w.mustFetch(req("http://site.example.com/a")).Output, "PLAINTEXT")
+	broken.Store(false)
+	out := w.mustFetch(req("https://site.example.com/a")).Output
+	wantContains(t, out, "SECURE")
+	wantLacks(t, out, "PLAINTEXT")
+}
+
+// What a fetch may reach is part of the cache key: a page fetched with
+// private addresses open, or through an extra origin, is not served when
+// they are closed.
+func TestCacheKeepsTheNetworkPolicy(t *testing.T) {
+	t.Run("private addresses", func(t *testing.T) {
+		w := newWorld(t).withCache()
+		s := newPlainSite(t, secPage("LOOPBACKSECRET"))
+		u := "http://" + s.addr() + "/admin"
+		w.cfg.Network.AllowPrivate = true
+		wantContains(t, w.mustFetch(req(u)).Output, "LOOPBACKSECRET")
+		w.cfg.Network.AllowPrivate = false
+		_, err := w.fetch(req(u))
+		wantErr(t, err, Blocked, "loopback")
+	})
+	t.Run("allowed origins", func(t *testing.T) {
+		w := newWorld(t).withCache()
+		w.https("site.example.com", redirect(302, "https://other.example.com/x"))
+		w.https("other.example.com", secPage("OTHERORIGIN"))
+		w.cfg.AllowOrigins = []string{"https://other.example.com"}
+		wantContains(t, w.mustFetch(req("https://site.example.com/a")).Output, "OTHERORIGIN")
+		w.cfg.AllowOrigins = nil
+		wantContains(t, w.mustFetch(req("https://site.example.com/a")).Output, "Redirect was blocked by policy.")
+	})
 }

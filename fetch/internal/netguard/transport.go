@@ -152,15 +152,17 @@ func (g *proxyGuard) proxyFor(req *http.Request) (*url.URL, error) {
 	if g.mappedURL(req.URL) {
 		return nil, nil
 	}
+	// The proxy itself is never a target, direct or through itself (its
+	// management pages are not for the model).
+	if g.proxies[target] {
+		return nil, newErr(Blocked, CodeProxyTarget,
+			"connection to "+target+" refused: it is the configured proxy, which is reached only as a proxy", nil)
+	}
 	pu, err := g.choose(req.URL)
 	if err != nil {
 		return nil, err
 	}
 	if pu == nil {
-		if g.proxies[target] {
-			return nil, newErr(Blocked, CodeProxyTarget,
-				"connection to "+target+" refused: it is the configured proxy, which is reached only as a proxy", nil)
-		}
 		return nil, nil
 	}
 	if err := g.checkTarget(req.Context(), host); err != nil {
