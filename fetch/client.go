@@ -145,6 +145,9 @@ type walked struct {
 	// refused response's status.
 	blocked *hop
 	status  int
+	// upgraded: the refused hop came from the https attempt of an http
+	// URL (a client-side redirect found after the upgrade).
+	upgraded bool
 }
 
 // isRedirect: the statuses followed. 304 is a revalidation answer, and

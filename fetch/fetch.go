@@ -310,7 +310,7 @@ func (f *fetcher) response(ctx context.Context, w *walked, upgraded bool) (any, 
 		h := hop{from: href(w.finalURL), to: href(next), status: "refresh"}
 		chain := append(append([]hop(nil), w.chain...), h)
 		if !allowedHop(w.finalURL, next, f.allowed) || next.Host() != w.finalURL.Host() {
-			return &walked{finalURL: w.finalURL, chain: chain, blocked: &h, status: w.status}, nil
+			return &walked{finalURL: w.finalURL, chain: chain, blocked: &h, status: w.status, upgraded: upgraded}, nil
 		}
 		nw, err := f.c.walk(ctx, next, f.allowed, acceptPage, nil, chain)
 		if err != nil {

@@ -150,7 +150,7 @@ func (f *fetcher) blockedResult(w *walked) *Result {
 	m.add("redirect_url", w.blocked.to)
 	m.add("status_code", w.status)
 	m.add("redirect_chain", chainStrings(w.chain))
-	m.add("upgraded_to_https", false)
+	m.add("upgraded_to_https", w.upgraded)
 	msg := blockedFirstLine + "\nOriginal URL: " + f.req.URL + "\nRedirect URL: " + w.blocked.to +
 		"\nStatus: " + w.blocked.status + "\n\nRe-run webfetch with the redirect URL to continue."
 	return f.messageResult(m, msg, w.blocked.to)

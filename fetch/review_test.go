@@ -165,3 +165,12 @@ func TestCacheKeepsTheNetworkPolicy(t *testing.T) {
 		wantContains(t, w.mustFetch(req("https://site.example.com/a")).Output, "Redirect was blocked by policy.")
 	})
 }
+
+// A client-side redirect refused on the page the https attempt gave says
+// that https answered.
+func TestRefusedRefreshAfterTheUpgradeSaysSo(t *testing.T) {
+	w := newWorld(t)
+	w.https("site.example.com", htmlPage(`<html><head><meta http-equiv="refresh" content="0;url=https://other.example.com/"></head><body></body></html>`))
+	out := w.mustFetch(req("http://site.example.com/")).Output
+	wantContains(t, out, "Redirect was blocked by policy.", "Status: refresh", "upgraded_to_https: true")
+}
