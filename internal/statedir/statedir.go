@@ -167,9 +167,25 @@ func PrivateDir(path string) error {
 	return narrowOwn(path, fi)
 }
 
-func unsafe(path, why string) error {
-	return fmt.Errorf("%w: %s %s; remove it (or set %s to another directory)", ErrUnsafe, path, why, Env)
+func unsafe(path, why string) error { return &DirError{Path: path, Why: why} }
+
+// DirError says why a directory cannot be trusted. It matches ErrUnsafe
+// under errors.Is; other packages that keep private directories (the
+// fetch cache) use Prepare and PrivateDir and word the advice themselves
+// from Path and Why.
+type DirError struct {
+	Path string
+	// Why completes "PATH ...": "is a symbolic link", "belongs to another
+	// user", "is writable by group or others (chmod 700 it)".
+	Why string
 }
+
+func (e *DirError) Error() string {
+	return fmt.Sprintf("%v: %s %s; remove it (or set %s to another directory)", ErrUnsafe, e.Path, e.Why, Env)
+}
+
+// Is makes a *DirError match ErrUnsafe.
+func (e *DirError) Is(target error) bool { return target == ErrUnsafe }
 
 // ReadFile reads a small state file. It never follows a symbolic link at
 // path and never waits on a named pipe: the file is opened without

@@ -6,6 +6,8 @@ import (
 	"io"
 	"io/fs"
 	"os"
+
+	"github.com/slimgate/slim/internal/statedir"
 )
 
 // prepareRoot makes root usable as the cache root, creating it (and missing
@@ -15,60 +17,31 @@ import (
 // command would then return as page content. A symbolic link at root is
 // followed only when the link itself belongs to the current user (or to
 // root), so a link someone else planted in a shared directory is refused.
+// The rules are the state directory's (statedir.Prepare); the advice is
+// the cache's own.
 func prepareRoot(root string) error {
-	lfi, err := os.Lstat(root)
-	if errors.Is(err, fs.ErrNotExist) {
-		if err := os.MkdirAll(root, 0o700); err != nil {
-			return ioErr(err, "cannot create %s", root)
-		}
-		lfi, err = os.Lstat(root)
-	}
-	if err != nil {
-		return ioErr(err, "cannot use %s", root)
-	}
-	fi := lfi
-	if lfi.Mode()&fs.ModeSymlink != 0 {
-		if !linkTrusted(lfi) {
-			return unsafeDir(root, "is a symbolic link owned by another user")
-		}
-		if fi, err = os.Stat(root); err != nil {
-			return ioErr(err, "cannot use %s", root)
-		}
-	}
-	if !fi.IsDir() {
-		return unsafeDir(root, "is not a directory")
-	}
-	if why := untrusted(fi); why != "" {
-		return unsafeDir(root, why)
-	}
-	return nil
+	return dirErr(statedir.Prepare(root), "cannot use %s", root)
 }
 
 // ensureDir creates the directory path (mode 0700) or checks that it
 // already is one. Below the root no symbolic link is followed: a link, a
 // file or another user's directory is refused. A directory of ours that
-// others may read is narrowed to 0700, because cached pages may be private.
+// others may read is narrowed to 0700, because cached pages may be private
+// (statedir.PrivateDir).
 func ensureDir(path string) error {
-	fi, err := os.Lstat(path)
-	if errors.Is(err, fs.ErrNotExist) {
-		if err = os.Mkdir(path, 0o700); err == nil || errors.Is(err, fs.ErrExist) {
-			fi, err = os.Lstat(path)
-		}
+	return dirErr(statedir.PrivateDir(path), "cannot create %s", path)
+}
+
+// dirErr words a directory check's error for the cache.
+func dirErr(err error, format string, args ...any) error {
+	if err == nil {
+		return nil
 	}
-	switch {
-	case err != nil:
-		return ioErr(err, "cannot create %s", path)
-	case fi.Mode()&fs.ModeSymlink != 0:
-		return unsafeDir(path, "is a symbolic link")
-	case !fi.IsDir():
-		return unsafeDir(path, "is not a directory")
-	case ownedByOther(fi):
-		return unsafeDir(path, "belongs to another user")
+	var de *statedir.DirError
+	if errors.As(err, &de) {
+		return unsafeDir(de.Path, de.Why)
 	}
-	if err := narrow(path, fi); err != nil {
-		return ioErr(err, "cannot make %s private", path)
-	}
-	return nil
+	return ioErr(err, format, args...)
 }
 
 func unsafeDir(path, why string) *Error {

@@ -4,7 +4,6 @@ package cache
 
 import (
 	"fmt"
-	"io/fs"
 	"os"
 )
 
@@ -29,16 +28,3 @@ func openRead(path string) (*os.File, error) {
 	}
 	return f, nil
 }
-
-// linkTrusted: file ownership is not checked on this platform.
-func linkTrusted(fs.FileInfo) bool { return true }
-
-// ownedByOther: file ownership is not checked on this platform.
-func ownedByOther(fs.FileInfo) bool { return false }
-
-// untrusted: ownership and permission bits are not checked on this
-// platform (they do not map onto its access control lists).
-func untrusted(fs.FileInfo) string { return "" }
-
-// narrow: permission bits do not map onto this platform's access control.
-func narrow(string, fs.FileInfo) error { return nil }
