@@ -92,22 +92,11 @@ func (f *fetcher) compose(m Metadata, content string) string {
 // pageMeta is the metadata of a text, HTML or llms.txt result.
 func (f *fetcher) pageMeta(e *entry, h how) Metadata {
 	var m Metadata
-	m.add("requested_url", f.req.URL)
-	m.add("final_url", e.FinalURL)
 	canon := e.Canonical
 	if canon == "" && e.SourceKind != "llms_txt" {
 		canon = e.FinalURL
 	}
-	m.addIf("canonical_url", canon)
-	m.add("status_code", e.Status)
-	m.add("source_content_type", e.ContentType)
-	m.addIf("charset", e.Charset)
-	m.addIf("etag", e.ETag)
-	m.addIf("last_modified", e.LastModified)
-	if e.ContentLength != nil {
-		m.add("content_length", *e.ContentLength)
-	}
-	m.addIf("filename", e.Filename)
+	f.responseFields(&m, e, canon)
 	if len(e.Headings) > 0 {
 		m.add("headings", e.Headings)
 	}
@@ -140,6 +129,23 @@ func nonNil(s []string) []string {
 		return []string{}
 	}
 	return s
+}
+
+// responseFields are the first fields of every answer built from a
+// response, page or binary: where it came from and what its headers said.
+func (f *fetcher) responseFields(m *Metadata, e *entry, canonical string) {
+	m.add("requested_url", f.req.URL)
+	m.add("final_url", e.FinalURL)
+	m.addIf("canonical_url", canonical)
+	m.add("status_code", e.Status)
+	m.add("source_content_type", e.ContentType)
+	m.addIf("charset", e.Charset)
+	m.addIf("etag", e.ETag)
+	m.addIf("last_modified", e.LastModified)
+	if e.ContentLength != nil {
+		m.add("content_length", *e.ContentLength)
+	}
+	m.addIf("filename", e.Filename)
 }
 
 // blockedResult is the answer for a refused redirect: not an error, so
@@ -183,18 +189,7 @@ func (f *fetcher) messageResult(m Metadata, msg, title string) *Result {
 // binaryResult is the answer for a binary download.
 func (f *fetcher) binaryResult(e *entry, h how) *Result {
 	var m Metadata
-	m.add("requested_url", f.req.URL)
-	m.add("final_url", e.FinalURL)
-	m.add("canonical_url", e.FinalURL)
-	m.add("status_code", e.Status)
-	m.add("source_content_type", e.ContentType)
-	m.addIf("charset", e.Charset)
-	m.addIf("etag", e.ETag)
-	m.addIf("last_modified", e.LastModified)
-	if e.ContentLength != nil {
-		m.add("content_length", *e.ContentLength)
-	}
-	m.addIf("filename", e.Filename)
+	f.responseFields(&m, e, e.FinalURL)
 	m.add("binary_kind", e.BinaryKind)
 	kind := strings.ToUpper(e.BinaryKind)
 	var msg string
