@@ -35,6 +35,10 @@ const (
 	landmarkCoverage = 0.95
 )
 
+// largeDocsWords is the size above which a documentation page's landmark
+// is taken without running Readability on it.
+const largeDocsWords = 40000
+
 // mainContent finds the main content of doc, or returns nil when there is
 // none. It changes doc: it cleans it and hands it to Readability, which
 // rewrites the tree it reads.
@@ -58,6 +62,14 @@ func mainContent(doc *html.Node, base *url.URL) *content {
 		}
 	}
 
+	if mark != nil && countWords(mark) > largeDocsWords {
+		// A large documentation page: Readability would spend a third of
+		// the page's time to keep nearly all of the landmark anyway, and
+		// on documentation the cleaned landmark alone measures as well.
+		absolutize(mark, base)
+		restoreHeadingLevels(mark)
+		return &content{node: mark}
+	}
 	node, title := runReadability(doc, base)
 	if node != nil && mark != nil {
 		showNames(node)
