@@ -6,6 +6,7 @@ import (
 	"runtime/debug"
 
 	"github.com/slimgate/slim/hooks/protocol"
+	"github.com/slimgate/slim/search/astgrep"
 	"github.com/urfave/cli/v2"
 )
 
@@ -16,7 +17,7 @@ func versionCommand(e *env) *cli.Command {
 		Name:      "version",
 		Usage:     "print slim's version, commit, hook protocol version and Go version",
 		UsageText: "slim version [--json]\n\nExample:\n   slim version --json",
-		Flags:     []cli.Flag{&cli.BoolFlag{Name: "json", Usage: "print {version, commit, protocol, go, features}"}},
+		Flags:     []cli.Flag{&cli.BoolFlag{Name: "json", Usage: "print {version, commit, protocol, go, features, languages}"}},
 		Action: func(c *cli.Context) error {
 			if c.NArg() > 0 {
 				return usageErr("version takes no arguments")
@@ -31,7 +32,10 @@ func versionCommand(e *env) *cli.Command {
 					// Features are the tools this build can serve, so that
 					// a plugin never offers one an older slim lacks.
 					Features []string `json:"features"`
-				}{version, commit, protocol.Version, runtime.Version(), []string{"search", "fetch"}})
+					// Languages are the values `slim search ast --lang`
+					// takes, for the plugin's tool schemas.
+					Languages []string `json:"languages"`
+				}{version, commit, protocol.Version, runtime.Version(), []string{"search", "fetch"}, astgrep.Languages})
 			}
 			_, err := fmt.Fprintf(e.stdout, "slim %s (commit %s, protocol %d, %s)\n", version, commit, protocol.Version, runtime.Version())
 			return err

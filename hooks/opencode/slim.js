@@ -53,11 +53,6 @@ const ABORT_GRACE_MS = 5000;
 // own plan agent, its explore subagent, and any named in
 // SLIM_READ_ONLY_AGENTS (comma-separated).
 const READ_ONLY_AGENTS = ["plan", "explore"];
-const AST_LANGUAGES = [
-  "bash", "c", "cpp", "csharp", "css", "elixir", "go", "haskell", "html",
-  "java", "javascript", "json", "kotlin", "lua", "nix", "php", "python",
-  "ruby", "rust", "scala", "solidity", "swift", "tsx", "typescript", "yaml",
-];
 
 // The webfetch tool: the model's timeout in seconds when it names none,
 // and the most slim accepts. The plugin waits that long plus a margin (slim
@@ -352,12 +347,15 @@ const REPLACE_DESCRIPTION =
   "`logger.info($MSG)`). By default (dryRun true) it only shows the changes; with dryRun false it writes them, " +
   "every file or none, and only inside the worktree. Files keep their line endings.";
 
-function astArgs(withRewrite) {
+// astArgs are the ast tools' arguments. languages are the values of lang,
+// as slim's version answer lists them (slim checks lang in any case).
+function astArgs(withRewrite, languages) {
   const args = {
     pattern: { type: "string", description: "The AST pattern, with $VAR and $$$VAR metavariables; it must be a complete node" },
   };
   if (withRewrite) args.rewrite = { type: "string", description: "The replacement, using the pattern's metavariables" };
-  args.lang = { type: "string", enum: AST_LANGUAGES, description: "The language of the files to search" };
+  args.lang = { type: "string", description: "The language of the files to search" };
+  if (languages.length > 0) args.lang.enum = languages;
   args.paths = { type: "array", items: { type: "string" }, description: 'Files or directories to search, relative to the project (default ["."])' };
   args.globs = { type: "array", items: { type: "string" }, description: "Globs that include files, or exclude them with a leading !" };
   if (withRewrite) {
@@ -371,10 +369,10 @@ function astArgs(withRewrite) {
 // astSchema is the schema the model sees: only the pattern, the language
 // (and the rewrite) are required; the plain argument shape would make
 // every argument required.
-function astSchema(withRewrite) {
+function astSchema(withRewrite, languages) {
   return {
     type: "object",
-    properties: astArgs(withRewrite),
+    properties: astArgs(withRewrite, languages),
     required: withRewrite ? ["pattern", "rewrite", "lang"] : ["pattern", "lang"],
   };
 }
@@ -481,6 +479,10 @@ export const SlimPlugin = async (input) => {
     });
   }
 
+  // The ast-grep languages slim takes, from its version answer (no copy to
+  // keep in step here).
+  const languages = Array.isArray(probe.answer.languages) ? probe.answer.languages.filter((l) => typeof l === "string") : [];
+
   const host = () => ({
     flavor: "v1",
     platform: process.platform,
@@ -559,7 +561,7 @@ export const SlimPlugin = async (input) => {
   const tools = {
     ast_grep_search: {
       description: SEARCH_DESCRIPTION,
-      args: astArgs(false),
+      args: astArgs(false, languages),
       async execute(args, tctx) {
         args = isPlainObject(args) ? args : {};
         const extra = [];
@@ -575,7 +577,7 @@ export const SlimPlugin = async (input) => {
     },
     ast_grep_replace: {
       description: REPLACE_DESCRIPTION,
-      args: astArgs(true),
+      args: astArgs(true, languages),
       async execute(args, tctx) {
         args = isPlainObject(args) ? args : {};
         const agent = tctx && typeof tctx.agent === "string" ? tctx.agent : "";
@@ -676,7 +678,7 @@ export const SlimPlugin = async (input) => {
     "tool.definition": async (hookInput, output) => {
       const id = hookInput && hookInput.toolID;
       if (!output) return;
-      if (id === "ast_grep_search" || id === "ast_grep_replace") output.jsonSchema = astSchema(id === "ast_grep_replace");
+      if (id === "ast_grep_search" || id === "ast_grep_replace") output.jsonSchema = astSchema(id === "ast_grep_replace", languages);
       else if (id === "webfetch" && output.description === FETCH_DESCRIPTION) output.jsonSchema = fetchSchema();
     },
 
