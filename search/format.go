@@ -165,14 +165,45 @@ func modTime(path string) int64 {
 	return fi.ModTime().UnixNano()
 }
 
+// topN keeps the first limit items in before order while counting all of
+// them, without holding more than about twice the limit at any time.
+type topN[T interface{ before(T) bool }] struct {
+	limit int
+	total int
+	kept  []T
+	bound *T // the worst kept item once the list was cut; anything after it cannot be shown
+}
+
+// add counts an item and keeps it when it could be shown.
+func (c *topN[T]) add(k T) {
+	c.total++
+	if c.limit <= 0 {
+		return
+	}
+	if c.bound != nil && !k.before(*c.bound) {
+		return
+	}
+	c.kept = append(c.kept, k)
+	if len(c.kept) >= 2*c.limit {
+		c.compact()
+	}
+}
+
+func (c *topN[T]) compact() {
+	sort.Slice(c.kept, func(i, j int) bool { return c.kept[i].before(c.kept[j]) })
+	if len(c.kept) > c.limit {
+		c.kept = c.kept[:c.limit]
+	}
+	if len(c.kept) == c.limit {
+		b := c.kept[c.limit-1]
+		c.bound = &b
+	}
+}
+
 // grepCollector keeps the first limit matches in result order (newest file
-// first, then path, then line) while counting all of them, without holding
-// more than about twice the limit at any time.
+// first, then path, then line) while counting all of them.
 type grepCollector struct {
-	limit   int
-	total   int
-	kept    []keyedMatch
-	bound   *keyedMatch // the worst kept match once the list was cut; anything after it cannot be shown
+	topN[keyedMatch]
 	lastKey fileKey
 	last    string
 	stat    func(string) int64
@@ -194,7 +225,7 @@ func newGrepCollector(limit int, stat func(string) int64) *grepCollector {
 	if stat == nil {
 		stat = modTime
 	}
-	return &grepCollector{limit: limit, stat: stat}
+	return &grepCollector{topN: topN[keyedMatch]{limit: limit}, stat: stat}
 }
 
 // fileKey returns the ordering key of path, stat'ing each file once per
@@ -219,33 +250,15 @@ func (c *grepCollector) wants(path string, line int) bool {
 
 // add counts a match and keeps it when it could be shown.
 func (c *grepCollector) add(m Match) {
-	c.total++
 	if c.limit <= 0 {
+		c.total++
 		return
 	}
-	k := keyedMatch{key: c.fileKey(m.Path), Match: m}
-	if c.bound != nil && !k.before(*c.bound) {
-		return
-	}
-	c.kept = append(c.kept, k)
-	if len(c.kept) >= 2*c.limit {
-		c.compact()
-	}
+	c.topN.add(keyedMatch{key: c.fileKey(m.Path), Match: m})
 }
 
 // count counts a match that cannot be shown without keeping it.
 func (c *grepCollector) count() { c.total++ }
-
-func (c *grepCollector) compact() {
-	sort.Slice(c.kept, func(i, j int) bool { return c.kept[i].before(c.kept[j]) })
-	if len(c.kept) > c.limit {
-		c.kept = c.kept[:c.limit]
-	}
-	if len(c.kept) == c.limit {
-		b := c.kept[c.limit-1]
-		c.bound = &b
-	}
-}
 
 // result returns the kept matches in order and the total.
 func (c *grepCollector) result() ([]Match, int) {
@@ -259,44 +272,23 @@ func (c *grepCollector) result() ([]Match, int) {
 
 // globCollector keeps the newest limit files while counting all.
 type globCollector struct {
-	limit int
-	total int
-	kept  []fileKey
-	bound *fileKey
-	stat  func(string) int64
+	topN[fileKey]
+	stat func(string) int64
 }
 
 func newGlobCollector(limit int, stat func(string) int64) *globCollector {
 	if stat == nil {
 		stat = modTime
 	}
-	return &globCollector{limit: limit, stat: stat}
+	return &globCollector{topN: topN[fileKey]{limit: limit}, stat: stat}
 }
 
 func (c *globCollector) add(path string) {
-	c.total++
 	if c.limit <= 0 {
+		c.total++
 		return
 	}
-	k := fileKey{mtime: c.stat(path), path: path}
-	if c.bound != nil && !k.before(*c.bound) {
-		return
-	}
-	c.kept = append(c.kept, k)
-	if len(c.kept) >= 2*c.limit {
-		c.compact()
-	}
-}
-
-func (c *globCollector) compact() {
-	sort.Slice(c.kept, func(i, j int) bool { return c.kept[i].before(c.kept[j]) })
-	if len(c.kept) > c.limit {
-		c.kept = c.kept[:c.limit]
-	}
-	if len(c.kept) == c.limit {
-		b := c.kept[c.limit-1]
-		c.bound = &b
-	}
+	c.topN.add(fileKey{mtime: c.stat(path), path: path})
 }
 
 func (c *globCollector) result() ([]string, int) {
