@@ -2,8 +2,7 @@
 // the kind and file extension of a media type, a file name taken from
 // Content-Disposition or the URL and made safe for every file system, a
 // private per-user directory, and exclusive creation that never overwrites
-// an earlier download. ReadLimited and CountLimited apply size limits to the
-// bytes actually read.
+// an earlier download.
 package binsave
 
 import (
