@@ -198,10 +198,6 @@ func Sanitize(name string) string {
 	return fit(stem, ext, MaxNameRunes, MaxNameBytes)
 }
 
-var deviceNames = map[string]bool{
-	"CON": true, "PRN": true, "AUX": true, "NUL": true, "CONIN$": true, "CONOUT$": true,
-}
-
 // isDeviceName reports whether Windows reads s as a device: its part
 // before the first dot, without trailing spaces, is a device name.
 func isDeviceName(s string) bool {
@@ -210,7 +206,8 @@ func isDeviceName(s string) bool {
 		stem = stem[:i]
 	}
 	stem = strings.ToUpper(strings.TrimRight(stem, " "))
-	if deviceNames[stem] {
+	switch stem {
+	case "CON", "PRN", "AUX", "NUL", "CONIN$", "CONOUT$":
 		return true
 	}
 	if rest, ok := strings.CutPrefix(stem, "COM"); ok {

@@ -8,6 +8,7 @@ package binsave
 import (
 	"net/http"
 	"strings"
+	"sync"
 )
 
 // essence is the media type without parameters, trimmed and lower-cased.
@@ -49,77 +50,80 @@ func Kind(contentType string) string {
 	return ""
 }
 
-// extensions maps a media type to the extension a saved file gets.
-var extensions = map[string]string{
-	"application/pdf":               "pdf",
-	"application/zip":               "zip",
-	"application/x-zip-compressed":  "zip",
-	"application/gzip":              "gz",
-	"application/x-gzip":            "gz",
-	"application/x-tar":             "tar",
-	"application/x-bzip2":           "bz2",
-	"application/x-xz":              "xz",
-	"application/zstd":              "zst",
-	"application/x-7z-compressed":   "7z",
-	"application/vnd.rar":           "rar",
-	"application/x-rar-compressed":  "rar",
-	"application/json":              "json",
-	"application/xml":               "xml",
-	"application/wasm":              "wasm",
-	"application/ogg":               "ogg",
-	"application/postscript":        "ps",
-	"application/epub+zip":          "epub",
-	"application/vnd.ms-fontobject": "eot",
-	"application/msword":            "doc",
-	"application/vnd.ms-excel":      "xls",
-	"application/vnd.ms-powerpoint": "ppt",
-	"application/vnd.openxmlformats-officedocument.wordprocessingml.document":   "docx",
-	"application/vnd.openxmlformats-officedocument.spreadsheetml.sheet":         "xlsx",
-	"application/vnd.openxmlformats-officedocument.presentationml.presentation": "pptx",
-	"image/png":                "png",
-	"image/jpeg":               "jpg",
-	"image/pjpeg":              "jpg",
-	"image/gif":                "gif",
-	"image/webp":               "webp",
-	"image/svg+xml":            "svg",
-	"image/avif":               "avif",
-	"image/heic":               "heic",
-	"image/heif":               "heif",
-	"image/bmp":                "bmp",
-	"image/tiff":               "tiff",
-	"image/x-icon":             "ico",
-	"image/vnd.microsoft.icon": "ico",
-	"audio/mpeg":               "mp3",
-	"audio/mp3":                "mp3",
-	"audio/mp4":                "m4a",
-	"audio/aac":                "aac",
-	"audio/ogg":                "ogg",
-	"audio/opus":               "opus",
-	"audio/flac":               "flac",
-	"audio/wav":                "wav",
-	"audio/wave":               "wav",
-	"audio/x-wav":              "wav",
-	"audio/webm":               "weba",
-	"audio/aiff":               "aiff",
-	"audio/midi":               "mid",
-	"video/mp4":                "mp4",
-	"video/webm":               "webm",
-	"video/ogg":                "ogv",
-	"video/quicktime":          "mov",
-	"video/avi":                "avi",
-	"video/x-msvideo":          "avi",
-	"video/mpeg":               "mpeg",
-	"video/x-matroska":         "mkv",
-	"font/woff":                "woff",
-	"font/woff2":               "woff2",
-	"font/ttf":                 "ttf",
-	"font/otf":                 "otf",
-	"font/collection":          "ttc",
-	"text/plain":               "txt",
-	"text/html":                "html",
-	"text/csv":                 "csv",
-	"text/markdown":            "md",
-}
+// extensions maps a media type to the extension a saved file gets. It is
+// built on first use, not at start-up: most runs save no download.
+var extensions = sync.OnceValue(func() map[string]string {
+	return map[string]string{
+		"application/pdf":               "pdf",
+		"application/zip":               "zip",
+		"application/x-zip-compressed":  "zip",
+		"application/gzip":              "gz",
+		"application/x-gzip":            "gz",
+		"application/x-tar":             "tar",
+		"application/x-bzip2":           "bz2",
+		"application/x-xz":              "xz",
+		"application/zstd":              "zst",
+		"application/x-7z-compressed":   "7z",
+		"application/vnd.rar":           "rar",
+		"application/x-rar-compressed":  "rar",
+		"application/json":              "json",
+		"application/xml":               "xml",
+		"application/wasm":              "wasm",
+		"application/ogg":               "ogg",
+		"application/postscript":        "ps",
+		"application/epub+zip":          "epub",
+		"application/vnd.ms-fontobject": "eot",
+		"application/msword":            "doc",
+		"application/vnd.ms-excel":      "xls",
+		"application/vnd.ms-powerpoint": "ppt",
+		"application/vnd.openxmlformats-officedocument.wordprocessingml.document":   "docx",
+		"application/vnd.openxmlformats-officedocument.spreadsheetml.sheet":         "xlsx",
+		"application/vnd.openxmlformats-officedocument.presentationml.presentation": "pptx",
+		"image/png":                "png",
+		"image/jpeg":               "jpg",
+		"image/pjpeg":              "jpg",
+		"image/gif":                "gif",
+		"image/webp":               "webp",
+		"image/svg+xml":            "svg",
+		"image/avif":               "avif",
+		"image/heic":               "heic",
+		"image/heif":               "heif",
+		"image/bmp":                "bmp",
+		"image/tiff":               "tiff",
+		"image/x-icon":             "ico",
+		"image/vnd.microsoft.icon": "ico",
+		"audio/mpeg":               "mp3",
+		"audio/mp3":                "mp3",
+		"audio/mp4":                "m4a",
+		"audio/aac":                "aac",
+		"audio/ogg":                "ogg",
+		"audio/opus":               "opus",
+		"audio/flac":               "flac",
+		"audio/wav":                "wav",
+		"audio/wave":               "wav",
+		"audio/x-wav":              "wav",
+		"audio/webm":               "weba",
+		"audio/aiff":               "aiff",
+		"audio/midi":               "mid",
+		"video/mp4":                "mp4",
+		"video/webm":               "webm",
+		"video/ogg":                "ogv",
+		"video/quicktime":          "mov",
+		"video/avi":                "avi",
+		"video/x-msvideo":          "avi",
+		"video/mpeg":               "mpeg",
+		"video/x-matroska":         "mkv",
+		"font/woff":                "woff",
+		"font/woff2":               "woff2",
+		"font/ttf":                 "ttf",
+		"font/otf":                 "otf",
+		"font/collection":          "ttc",
+		"text/plain":               "txt",
+		"text/html":                "html",
+		"text/csv":                 "csv",
+		"text/markdown":            "md",
+	}
+})
 
 // Extension is the extension (without the dot) for a download of
 // contentType whose first bytes are sniff. A known declared type decides;
@@ -129,7 +133,7 @@ var extensions = map[string]string{
 // +json or +xml gives that extension; anything else is "bin".
 func Extension(contentType string, sniff []byte) string {
 	t := essence(contentType)
-	if ext, ok := extensions[t]; ok {
+	if ext, ok := extensions()[t]; ok {
 		return ext
 	}
 	if ext := sniffExtension(sniff); ext != "" {
@@ -165,5 +169,5 @@ func sniffExtension(b []byte) string {
 	if t == "application/octet-stream" {
 		return ""
 	}
-	return extensions[t]
+	return extensions()[t]
 }
