@@ -301,9 +301,8 @@ func (f *fetcher) response(ctx context.Context, w *walked, upgraded bool) (any, 
 	base.Truncated = over
 	base.Decoded, base.DecodeFall, base.DecodeWarn = dec.Charset, dec.Fallback, dec.Warning
 	if !htmlLike {
-		e := f.textEntry(w, eff, dec, over)
-		e.Chain, e.Upgraded, e.ETag, e.LastModified, e.ContentLength, e.Filename, e.Charset =
-			base.Chain, upgraded, base.ETag, base.LastModified, base.ContentLength, base.Filename, base.Charset
+		e := f.textEntry(w, eff, base.Charset, dec, over)
+		e.Upgraded, e.Filename = upgraded, base.Filename
 		return e, nil
 	}
 	if next := metaRefresh(dec.Text, w.finalURL); next != nil && len(w.chain)+1 < MaxRedirects {
@@ -344,27 +343,32 @@ func (f *fetcher) response(ctx context.Context, w *walked, upgraded bool) (any, 
 	return e, nil
 }
 
-// textEntry is the entry of a text (or llms.txt) body.
-func (f *fetcher) textEntry(w *walked, contentType string, dec decode.Result, over bool) *entry {
+// textEntry is the entry of a text (or llms.txt) body: w's response
+// (its headers and charset) and what the body said.
+func (f *fetcher) textEntry(w *walked, contentType, charset string, dec decode.Result, over bool) *entry {
 	p := extract.Text(dec.Text)
+	header := w.resp.Header
 	return &entry{
-		Kind:        "page",
-		FinalURL:    href(w.finalURL),
-		Canonical:   extract.FrontmatterURL(dec.Text),
-		Status:      w.status,
-		ContentType: contentType,
-		Headings:    p.Headings,
-		SourceKind:  "text",
-		Chain:       chainStrings(w.chain),
-		Truncated:   over,
-		ProbeTrunc:  false,
-		Words:       p.WordCount,
-		Signals:     p.Signals,
-		Decoded:     dec.Charset,
-		DecodeFall:  dec.Fallback,
-		DecodeWarn:  dec.Warning,
-		Markdown:    p.Markdown,
-		Text:        p.Text,
+		Kind:          "page",
+		FinalURL:      href(w.finalURL),
+		Canonical:     extract.FrontmatterURL(dec.Text),
+		Status:        w.status,
+		ContentType:   contentType,
+		Charset:       charset,
+		ETag:          header.Get("ETag"),
+		LastModified:  header.Get("Last-Modified"),
+		ContentLength: contentLength(header),
+		Headings:      p.Headings,
+		SourceKind:    "text",
+		Chain:         chainStrings(w.chain),
+		Truncated:     over,
+		Words:         p.WordCount,
+		Signals:       p.Signals,
+		Decoded:       dec.Charset,
+		DecodeFall:    dec.Fallback,
+		DecodeWarn:    dec.Warning,
+		Markdown:      p.Markdown,
+		Text:          p.Text,
 	}
 }
 

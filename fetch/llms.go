@@ -94,7 +94,8 @@ func (f *fetcher) probeLLMs(ctx context.Context) probeResult {
 		}
 		ct := w.resp.Header.Get("Content-Type")
 		_, params, _ := mime.ParseMediaType(ct)
-		dec := decode.Decode(body, strings.Trim(params["charset"], `"'`), false)
+		charset := strings.Trim(params["charset"], `"'`)
+		dec := decode.Decode(body, charset, false)
 		if why := llmsRejection(w.finalURL, ct, dec.Text); why != "" {
 			res.lastErr = why
 			continue
@@ -105,11 +106,8 @@ func (f *fetcher) probeLLMs(ctx context.Context) probeResult {
 		if ct == "" {
 			ct = "text/plain"
 		}
-		e := f.textEntry(w, ct, dec, over)
+		e := f.textEntry(w, ct, charset, dec, over)
 		e.ProbeTrunc = over
-		e.Charset = strings.Trim(params["charset"], `"'`)
-		e.ETag, e.LastModified = w.resp.Header.Get("ETag"), w.resp.Header.Get("Last-Modified")
-		e.ContentLength = contentLength(w.resp.Header)
 		e.SourceKind = "llms_txt"
 		e.UsedLLMs = true
 		e.LLMsURL = href(w.finalURL)
