@@ -240,16 +240,8 @@ func (c *client) upgradeWalk(ctx context.Context, t *target, allowed map[string]
 func readBody(ctx context.Context, resp *http.Response, limit int64) (data []byte, over bool, err error) {
 	defer resp.Body.Close()
 	data, err = io.ReadAll(io.LimitReader(resp.Body, limit+1))
-	if ctx.Err() != nil {
-		// A cancelled transfer may end in a clean EOF: what was read is
-		// not the whole body.
-		return nil, false, timeoutErr(ctx, ctx.Err())
-	}
-	if err != nil {
-		if ctx.Err() != nil {
-			return nil, false, timeoutErr(ctx, err)
-		}
-		return nil, false, newErr(Failed, CodeNetwork, fmt.Sprintf("Reading the response failed: %v", err), err)
+	if err := readErr(ctx, err); err != nil {
+		return nil, false, err
 	}
 	if int64(len(data)) > limit {
 		return cutRune(data[:limit]), true, nil
@@ -281,14 +273,21 @@ func cutRune(b []byte) []byte {
 func countBody(ctx context.Context, resp *http.Response, limit int64) (n int64, over bool, err error) {
 	defer resp.Body.Close()
 	n, err = io.Copy(io.Discard, io.LimitReader(resp.Body, limit+1))
-	if ctx.Err() != nil {
-		return n, false, timeoutErr(ctx, ctx.Err())
-	}
-	if err != nil {
-		if ctx.Err() != nil {
-			return n, false, timeoutErr(ctx, err)
-		}
-		return n, false, newErr(Failed, CodeNetwork, fmt.Sprintf("Reading the response failed: %v", err), err)
+	if err := readErr(ctx, err); err != nil {
+		return n, false, err
 	}
 	return n, n > limit, nil
+}
+
+// readErr is the error of a body read that ended with err, or nil: the
+// context's end first (a cancelled transfer may end in a clean EOF, so
+// what was read is not the whole body), then a network failure.
+func readErr(ctx context.Context, err error) error {
+	if ctx.Err() != nil {
+		return timeoutErr(ctx, ctx.Err())
+	}
+	if err != nil {
+		return newErr(Failed, CodeNetwork, fmt.Sprintf("Reading the response failed: %v", err), err)
+	}
+	return nil
 }
