@@ -78,6 +78,19 @@ func TestProxyAddressIsNotReachableDirectly(t *testing.T) {
 	proxy.untouched(t)
 }
 
+// A request for the proxy's own address is refused whether it would go
+// direct or through the proxy: its management pages are not for the model.
+func TestProxiedRequestForTheProxyItselfIsRefused(t *testing.T) {
+	g := newProxyGuard(&Dialer{Resolver: resolver("proxy.example.com", "93.184.216.34")},
+		&httpproxy.Config{HTTPProxy: "http://proxy.example.com:3128"})
+	r, _ := http.NewRequest("GET", "http://proxy.example.com:3128/squid-internal-mgr/info", nil)
+	pu, err := g.proxyFor(r)
+	e, ok := err.(*Error)
+	if !ok || e.Kind != Blocked || e.Code != CodeProxyTarget || pu != nil {
+		t.Fatalf("proxyFor = %v, %v; want a proxy_target refusal", pu, err)
+	}
+}
+
 // Without WithProxy the environment's proxy settings are ignored: the
 // request goes straight to its (mapped) target and the proxy sees nothing.
 // net/http reads the proxy variables once per process, so the request is
