@@ -2,6 +2,7 @@ package store
 
 import (
 	"bufio"
+	"bytes"
 	"errors"
 	"fmt"
 	"io"
@@ -42,6 +43,26 @@ func helper(t testing.TB, mode, dir string, args ...string) *exec.Cmd {
 	cmd := exec.Command(os.Args[0], "-test.run=^$")
 	cmd.Env = append(os.Environ(), helperEnv+"="+mode, helperDir+"="+dir, helperArg+"="+strings.Join(args, " "))
 	return cmd
+}
+
+// startHelper starts a helper with its stdin open and waits for its
+// first line, which must be want. The helper is killed when the test
+// ends, if it is still running.
+func startHelper(t *testing.T, mode, dir, want string, args ...string) (cmd *exec.Cmd, stdin io.WriteCloser, stderr *bytes.Buffer) {
+	t.Helper()
+	cmd = helper(t, mode, dir, args...)
+	stdin, _ = cmd.StdinPipe()
+	stdout, _ := cmd.StdoutPipe()
+	stderr = &bytes.Buffer{}
+	cmd.Stderr = stderr
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { cmd.Process.Kill() })
+	if l := readLine(t, stdout, 60*time.Second); l != want {
+		t.Fatalf("helper said %q: %s", l, stderr.String())
+	}
+	return cmd, stdin, stderr
 }
 
 // runHelper is a helper process's job.

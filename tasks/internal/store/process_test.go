@@ -175,19 +175,7 @@ func TestALaterCallerReapsWhatAKilledOwnerLeft(t *testing.T) {
 	} {
 		t.Run(c.phase, func(t *testing.T) {
 			s := openT(t, Options{})
-			w := helper(t, "capture", s.Dir(), c.phase)
-			stdin, _ := w.StdinPipe()
-			stdout, _ := w.StdoutPipe()
-			var stderr bytes.Buffer
-			w.Stderr = &stderr
-			if err := w.Start(); err != nil {
-				t.Fatal(err)
-			}
-			defer stdin.Close()
-			if l := readLine(t, stdout, 60*time.Second); l != "captured" {
-				w.Process.Kill()
-				t.Fatalf("helper said %q: %s", l, stderr.String())
-			}
+			w, _, _ := startHelper(t, "capture", s.Dir(), "captured", c.phase)
 			reap := func() (got []Reaped) {
 				if err := s.Update(func(st *State) error {
 					got = st.ReapDeadOwners(owner.Alive, time.Now())

@@ -441,18 +441,7 @@ func TestUpdateGivesUpWithBusyWhileAnotherProcessHoldsTheLock(t *testing.T) {
 	if err := s.Update(func(st *State) error { st.NextGeneration(); return nil }); err != nil {
 		t.Fatal(err)
 	}
-	holder := helper(t, "hold", s.Dir())
-	stdin, _ := holder.StdinPipe()
-	stdout, _ := holder.StdoutPipe()
-	var stderr bytes.Buffer
-	holder.Stderr = &stderr
-	if err := holder.Start(); err != nil {
-		t.Fatal(err)
-	}
-	defer holder.Process.Kill()
-	if l := readLine(t, stdout, 60*time.Second); l != "locked" {
-		t.Fatalf("helper said %q: %s", l, stderr.String())
-	}
+	holder, stdin, stderr := startHelper(t, "hold", s.Dir(), "locked")
 	start := time.Now()
 	called := false
 	err := s.Update(func(*State) error { called = true; return nil })
@@ -483,18 +472,7 @@ func TestUpdateGivesUpWithBusyWhileAnotherProcessHoldsTheLock(t *testing.T) {
 
 func TestUpdateWaitsForTheLockUpToTheDefaultTimeout(t *testing.T) {
 	s := openT(t, Options{})
-	holder := helper(t, "hold", s.Dir())
-	stdin, _ := holder.StdinPipe()
-	stdout, _ := holder.StdoutPipe()
-	var stderr bytes.Buffer
-	holder.Stderr = &stderr
-	if err := holder.Start(); err != nil {
-		t.Fatal(err)
-	}
-	defer holder.Process.Kill()
-	if l := readLine(t, stdout, 60*time.Second); l != "locked" {
-		t.Fatalf("helper said %q: %s", l, stderr.String())
-	}
+	holder, stdin, _ := startHelper(t, "hold", s.Dir(), "locked")
 	const held = 300 * time.Millisecond
 	time.AfterFunc(held, func() { stdin.Close() })
 	start := time.Now()
