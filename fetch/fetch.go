@@ -247,27 +247,7 @@ func (f *fetcher) response(ctx context.Context, w *walked, upgraded bool) (any, 
 		}
 	}
 
-	eff := declared
-	switch {
-	case mt == "" || mt == "application/octet-stream":
-		if decode.LooksText(sniff) {
-			if decode.StartsLikeHTML(string(sniff)) {
-				eff = "text/html"
-			} else {
-				eff = "text/plain"
-			}
-			if cs := params["charset"]; cs != "" {
-				eff += "; charset=" + cs
-			}
-		} else {
-			eff = "application/octet-stream"
-		}
-	case mt == "text/plain" && decode.StartsLikeHTML(string(sniff)):
-		eff = strings.Replace(declared, mt, "text/html", 1)
-		if !strings.Contains(strings.ToLower(declared), "text/plain") {
-			eff = "text/html"
-		}
-	}
+	eff := effectiveType(declared, mt, params, sniff)
 	effMT, _, _ := mime.ParseMediaType(eff)
 	// A type slim does not know as text or binary (application/gzip,
 	// font/woff2, a vendor type) is what its bytes look like.
@@ -341,6 +321,33 @@ func (f *fetcher) response(ctx context.Context, w *walked, upgraded bool) (any, 
 	e.Words = page.WordCount
 	e.Signals = page.Signals
 	return e, nil
+}
+
+// effectiveType is the type a body is taken for: the declared one, unless
+// it says nothing (none, or application/octet-stream) or says text/plain,
+// when sniff, the body's first bytes, decide between text, HTML and binary.
+// mt and params are declared, parsed.
+func effectiveType(declared, mt string, params map[string]string, sniff []byte) string {
+	switch {
+	case mt == "" || mt == "application/octet-stream":
+		if !decode.LooksText(sniff) {
+			return "application/octet-stream"
+		}
+		eff := "text/plain"
+		if decode.StartsLikeHTML(string(sniff)) {
+			eff = "text/html"
+		}
+		if cs := params["charset"]; cs != "" {
+			eff += "; charset=" + cs
+		}
+		return eff
+	case mt == "text/plain" && decode.StartsLikeHTML(string(sniff)):
+		if !strings.Contains(strings.ToLower(declared), "text/plain") {
+			return "text/html"
+		}
+		return strings.Replace(declared, mt, "text/html", 1)
+	}
+	return declared
 }
 
 // textEntry is the entry of a text (or llms.txt) body: w's response
