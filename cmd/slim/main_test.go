@@ -112,8 +112,8 @@ type webServers map[string]*atomic.Int64
 // cmdWebServe implements `webserve NAME DIR`: it serves DIR's files over
 // http on 127.0.0.1 for the rest of the script and sets $NAME to the
 // server's root URL (without the trailing slash) and $NAME_PORT to its
-// port. A file's type comes
-// from its extension; a path ending in /status-N answers status N.
+// port. A file's type comes from its extension; a path ending in
+// /status-N answers status N.
 func cmdWebServe(ts *testscript.TestScript, neg bool, args []string) {
 	if neg || len(args) != 2 {
 		ts.Fatalf("usage: webserve NAME DIR")
