@@ -233,7 +233,7 @@ func seconds(s float64) time.Duration {
 // fetchConfig is the operator's side: the SLIM_FETCH_* settings and the
 // host's context flags.
 func fetchConfig(e *env, c *cli.Context) (fetch.Config, error) {
-	s := e.cfg.fetch
+	s := readFetchSettings(e.cfg.getenv)
 	cfg := fetch.Config{
 		Network:      fetch.Network{AllowPrivate: s.allowPrivate, AllowLinkLocal: s.allowLinkLocal, Proxy: s.proxy},
 		AllowOrigins: listOf(c, "allow-origin"),

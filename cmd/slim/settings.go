@@ -10,7 +10,7 @@ import (
 )
 
 // settings are the SLIM_* environment variables the commands act on, read
-// once when slim starts. The library packages read none of them: each
+// once when slim starts (slim fetch's own, once when it runs). The library packages read none of them: each
 // reaches them as an option. (The state directory, SLIM_STATE_DIR, is
 // found by internal/statedir when a command asks for it.)
 type settings struct {
@@ -41,13 +41,14 @@ type settings struct {
 	// OpenCode keeps the rg it downloads; slim only reads it. "" when
 	// neither variable is set.
 	openCodeBin string
-	// fetch holds the SLIM_FETCH_* settings (and OpenCode's server
-	// credentials) slim fetch uses.
-	fetch fetchSettings
+	// getenv reads the environment for the settings only one command
+	// uses: slim fetch reads its own (readFetchSettings) when it runs, so
+	// that no other command, the hook above all, pays for them.
+	getenv func(string) string
 }
 
-// fetchSettings are the operator's switches for slim fetch. None of them
-// can come from the model's arguments.
+// fetchSettings are the operator's switches for slim fetch, read when it
+// runs. None of them can come from the model's arguments.
 type fetchSettings struct {
 	// allowPrivate is SLIM_FETCH_ALLOW_PRIVATE=1 (loopback, private and
 	// unique-local addresses), allowLinkLocal SLIM_FETCH_ALLOW_LINK_LOCAL=1
@@ -159,7 +160,7 @@ func readSettings(getenv func(string) string) settings {
 		path:        getenv("PATH"),
 		rg:          getenv("SLIM_RG"),
 		openCodeBin: openCodeBinDir(getenv),
-		fetch:       readFetchSettings(getenv),
+		getenv:      getenv,
 	}
 }
 
