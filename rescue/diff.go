@@ -1,5 +1,7 @@
 package rescue
 
+import "github.com/slimgate/slim/internal/unidiff"
+
 // This file is the line diff used to render merged or collapsed hunks and
 // the --dry-run --diff output: Myers' O((N+M)D) greedy algorithm after the
 // common prefix and suffix are trimmed. Its memory grows with D², so above
@@ -8,7 +10,7 @@ package rescue
 // bounded on large files.
 
 // editBlock is one changed region: a[A0:A1] is replaced by b[B0:B1].
-type editBlock struct{ A0, A1, B0, B1 int }
+type editBlock = unidiff.Block
 
 // maxDiffCost bounds the edit distance the diff explores.
 const maxDiffCost = 1000

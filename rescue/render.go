@@ -3,6 +3,7 @@ package rescue
 import (
 	"strings"
 
+	"github.com/slimgate/slim/internal/unidiff"
 	"github.com/slimgate/slim/rescue/internal/jsstr"
 	"github.com/slimgate/slim/rescue/internal/match"
 	"github.com/slimgate/slim/rescue/internal/patch"
@@ -226,7 +227,7 @@ func (r *renderer) blocks(base, cur *fileText, ctx int) {
 		}
 		return
 	}
-	for _, g := range groupBlocks(blks, ctx) {
+	for _, g := range unidiff.Group(blks, ctx) {
 		start := max(g[0].A0-ctx, 0)
 		end := min(g[len(g)-1].A1+ctx, n)
 		if start == end && n > 0 {

@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"sort"
 	"strings"
+
+	"github.com/slimgate/slim/internal/unidiff"
 )
 
 // diffContext is the number of unchanged lines around each hunk.
@@ -42,13 +44,10 @@ func lineOf(starts []int, off int) int {
 	return i
 }
 
-// region is a run of whole lines that changed: old lines [la0, la1) and
-// the new lines [lb0, lb1) that replace them.
-type region struct{ la0, la1, lb0, lb1 int }
-
 // fileDiff renders the unified diff of old against new, where new is old
 // with the spans applied (their repl as written) and, at the very end, the
-// final line break kept as it was.
+// final line break kept as it was. Each changed region is a run of whole
+// lines: old lines [A0, A1) and the new lines [B0, B1) that replace them.
 func fileDiff(name string, old, new []byte, spans []span) string {
 	if len(spans) == 0 {
 		return ""
@@ -83,80 +82,37 @@ func fileDiff(name string, old, new []byte, spans []span) string {
 		}
 		delta += d
 	}
-	var regs []region
+	var regs []unidiff.Block
 	for _, br := range brs {
 		b0, b1 := br.a0+br.delta0, br.a1+br.delta1
 		if br.a1 == len(old) || b1 > len(new) {
 			b1 = len(new)
 		}
-		r := region{la0: lineOf(os, br.a0), la1: nOld, lb0: lineOf(ns, b0), lb1: nNew}
+		r := unidiff.Block{A0: lineOf(os, br.a0), A1: nOld, B0: lineOf(ns, b0), B1: nNew}
 		if br.a1 < len(old) {
-			r.la1 = lineOf(os, br.a1)
+			r.A1 = lineOf(os, br.a1)
 		}
 		if b1 < len(new) {
-			r.lb1 = lineOf(ns, b1)
+			r.B1 = lineOf(ns, b1)
 		}
 		if br.a0 == len(old) {
-			r.la0 = nOld
+			r.A0 = nOld
 		}
 		if b0 == len(new) {
-			r.lb0 = nNew
+			r.B0 = nNew
 		}
 		regs = append(regs, r)
 	}
-	line := func(data []byte, starts []int, i int) (string, bool) {
+	var b strings.Builder
+	fmt.Fprintf(&b, "--- a/%s\n+++ b/%s\n", name, name)
+	unidiff.WriteHunks(&b, regs, nOld, nNew, diffContext, func(fromOld bool, i int) (string, bool) {
+		data, starts := new, ns
+		if fromOld {
+			data, starts = old, os
+		}
 		s := string(data[starts[i]:starts[i+1]])
 		t := strings.TrimSuffix(strings.TrimSuffix(s, "\n"), "\r")
 		return t, len(t) < len(s)
-	}
-	var b strings.Builder
-	fmt.Fprintf(&b, "--- a/%s\n+++ b/%s\n", name, name)
-	for i := 0; i < len(regs); {
-		j := i
-		for j+1 < len(regs) && regs[j+1].la0-regs[j].la1 <= 2*diffContext {
-			j++
-		}
-		first, last := regs[i], regs[j]
-		a0 := max(first.la0-diffContext, 0)
-		a1 := min(last.la1+diffContext, nOld)
-		b0 := first.lb0 - (first.la0 - a0)
-		b1 := last.lb1 + (a1 - last.la1)
-		fmt.Fprintf(&b, "@@ -%s +%s @@\n", hunkRange(a0, a1-a0), hunkRange(b0, b1-b0))
-		emit := func(prefix string, data []byte, starts []int, k int) {
-			t, ended := line(data, starts, k)
-			b.WriteString(prefix + t + "\n")
-			if !ended {
-				b.WriteString("\\ No newline at end of file\n")
-			}
-		}
-		at := a0
-		for k := i; k <= j; k++ {
-			r := regs[k]
-			for ; at < r.la0; at++ {
-				emit(" ", old, os, at)
-			}
-			for x := r.la0; x < r.la1; x++ {
-				emit("-", old, os, x)
-			}
-			for x := r.lb0; x < r.lb1; x++ {
-				emit("+", new, ns, x)
-			}
-			at = r.la1
-		}
-		for ; at < a1; at++ {
-			emit(" ", old, os, at)
-		}
-		i = j + 1
-	}
+	})
 	return b.String()
-}
-
-func hunkRange(start, n int) string {
-	if n == 0 {
-		return fmt.Sprintf("%d,0", start)
-	}
-	if n == 1 {
-		return fmt.Sprint(start + 1)
-	}
-	return fmt.Sprintf("%d,%d", start+1, n)
 }
