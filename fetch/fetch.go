@@ -342,10 +342,11 @@ func effectiveType(declared, mt string, params map[string]string, sniff []byte) 
 		}
 		return eff
 	case mt == "text/plain" && decode.StartsLikeHTML(string(sniff)):
-		if !strings.Contains(strings.ToLower(declared), "text/plain") {
-			return "text/html"
+		// The type becomes text/html; the parameters stay as sent.
+		if i := strings.IndexByte(declared, ';'); i >= 0 {
+			return "text/html" + declared[i:]
 		}
-		return strings.Replace(declared, mt, "text/html", 1)
+		return "text/html"
 	}
 	return declared
 }

@@ -174,3 +174,12 @@ func TestRefusedRefreshAfterTheUpgradeSaysSo(t *testing.T) {
 	out := w.mustFetch(req("http://site.example.com/")).Output
 	wantContains(t, out, "Redirect was blocked by policy.", "Status: refresh", "upgraded_to_https: true")
 }
+
+// The text/plain that starts like HTML is HTML whatever the case of the
+// header, and its parameters are kept.
+func TestPlainTextHTMLInAnyCase(t *testing.T) {
+	w := newWorld(t)
+	w.https("site.example.com", typed("Text/Plain; charset=UTF-8", "<!doctype html><html><body><p>hello page</p></body></html>"))
+	out := w.mustFetch(req("https://site.example.com/x")).Output
+	wantContains(t, out, `source_content_type: "text/html; charset=UTF-8"`, `source_kind: "html"`)
+}
