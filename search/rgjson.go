@@ -214,16 +214,7 @@ func preview(s string) string {
 }
 
 // cutPreview returns the first maxPreview characters of s and "...".
-func cutPreview(s string) string {
-	n := 0
-	for i := range s {
-		if n == maxPreview {
-			return s[:i] + "..."
-		}
-		n++
-	}
-	return s + "..."
-}
+func cutPreview(s string) string { return cutRunes(s, maxPreview) + "..." }
 
 func trimEOL(s string) string {
 	if len(s) > 0 && s[len(s)-1] == '\n' {
@@ -269,6 +260,7 @@ func textField(b []byte, key string, max int) (s string, complete, ok bool) {
 	return "", false, false
 }
 
+// cutRunes returns the first n characters of s.
 func cutRunes(s string, n int) string {
 	c := 0
 	for i := range s {
