@@ -88,6 +88,13 @@ func fileDiff(name string, old, new []byte, spans []span) string {
 		if br.a1 == len(old) || b1 > len(new) {
 			b1 = len(new)
 		}
+		if b0 > len(new) && br.a0 > 0 {
+			// The region removed the file's last line, and with it the line
+			// break before it (the file had no final break to keep): the
+			// line that break ended belongs to the region too.
+			br.a0 = os[lineOf(os, br.a0-1)]
+			b0 = br.a0 + br.delta0
+		}
 		r := unidiff.Block{A0: lineOf(os, br.a0), A1: nOld, B0: lineOf(ns, b0), B1: nNew}
 		if br.a1 < len(old) {
 			r.A1 = lineOf(os, br.a1)
