@@ -8,10 +8,10 @@ import (
 	"os"
 )
 
-// openRead opens path for reading, refusing a symbolic link. Without a
+// OpenNoFollow opens path for reading, refusing a symbolic link. Without a
 // no-follow open flag the link is checked first and the opened file
 // compared with what was checked.
-func openRead(path string) (*os.File, error) {
+func OpenNoFollow(path string) (*os.File, error) {
 	lfi, err := os.Lstat(path)
 	if err != nil {
 		return nil, err

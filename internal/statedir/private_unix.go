@@ -9,10 +9,10 @@ import (
 	"syscall"
 )
 
-// openRead opens path for reading without following a symbolic link in its
+// OpenNoFollow opens path for reading without following a symbolic link in its
 // last component and without blocking (a named pipe with no writer would
 // otherwise hang the open).
-func openRead(path string) (*os.File, error) {
+func OpenNoFollow(path string) (*os.File, error) {
 	return os.OpenFile(path, os.O_RDONLY|syscall.O_NOFOLLOW|syscall.O_NONBLOCK, 0)
 }
 

@@ -194,7 +194,7 @@ func (e *DirError) Is(target error) bool { return target == ErrUnsafe }
 // file larger than max bytes with ErrTooLarge, and at most max+1 bytes are
 // ever read. A missing file gives an error matching fs.ErrNotExist.
 func ReadFile(path string, max int64) ([]byte, error) {
-	f, err := openRead(path)
+	f, err := OpenNoFollow(path)
 	if err != nil {
 		if !errors.Is(err, fs.ErrNotExist) {
 			if lfi, lerr := os.Lstat(path); lerr == nil && !lfi.Mode().IsRegular() {

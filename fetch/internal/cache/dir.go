@@ -72,7 +72,7 @@ var errNotRegular = errors.New("not a regular file")
 // max bytes. On a refusal the returned FileInfo describes what is at path,
 // so the caller can remove exactly that.
 func openRegular(path string, max int64) (*os.File, fs.FileInfo, error) {
-	f, err := openRead(path)
+	f, err := statedir.OpenNoFollow(path)
 	if err != nil {
 		if errors.Is(err, fs.ErrNotExist) {
 			return nil, nil, err
