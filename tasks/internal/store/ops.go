@@ -61,7 +61,10 @@ func (p Phase) Final() bool { return p == PhaseRejected || p == PhaseSettled }
 //
 //   - prepared: sent (the send rule), or rejected before anything was sent;
 //   - sent_unknown: accepted, rejected by an authoritative answer (a 4xx),
-//     orphaned when its owner died, quarantined;
+//     orphaned when its owner died, quarantined, or settled with the
+//     outcome still unknown (a 5xx, a lost connection) by an owner that
+//     protects nothing with a lease and records the doubt on the job
+//     instead (a launch);
 //   - accepted: settled, or compensating when the record it was for is gone;
 //   - compensating: settled once quiescence was verified, else quarantined;
 //   - orphaned: resolved by evidence (a late acceptance found, or a
@@ -69,7 +72,7 @@ func (p Phase) Final() bool { return p == PhaseRejected || p == PhaseSettled }
 //   - quarantined: resolved by an operator only.
 var transitions = map[Phase][]Phase{
 	PhasePrepared:     {PhaseSentUnknown, PhaseRejected},
-	PhaseSentUnknown:  {PhaseAccepted, PhaseRejected, PhaseOrphaned, PhaseQuarantined},
+	PhaseSentUnknown:  {PhaseAccepted, PhaseRejected, PhaseOrphaned, PhaseQuarantined, PhaseSettled},
 	PhaseAccepted:     {PhaseSettled, PhaseCompensating},
 	PhaseCompensating: {PhaseSettled, PhaseQuarantined},
 	PhaseOrphaned:     {PhaseAccepted, PhaseRejected, PhaseSettled, PhaseQuarantined},

@@ -32,6 +32,7 @@ func TestThePhasesThatMayFollowEachPhase(t *testing.T) {
 		{PhaseSentUnknown, PhaseRejected}:     true, // an authoritative 4xx
 		{PhaseSentUnknown, PhaseOrphaned}:     true,
 		{PhaseSentUnknown, PhaseQuarantined}:  true,
+		{PhaseSentUnknown, PhaseSettled}:      true, // an unknown outcome the job records
 		{PhaseAccepted, PhaseSettled}:         true,
 		{PhaseAccepted, PhaseCompensating}:    true,
 		{PhaseCompensating, PhaseSettled}:     true, // quiescence verified
