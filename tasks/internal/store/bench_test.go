@@ -13,11 +13,14 @@ import (
 
 // benchStore opens a store holding a busy scope's document: 100 jobs, 10
 // leases with their ops, 40 settled ops and 50 tombstones (about 70 KB).
-func benchStore(b testing.TB, o Options) *Store {
+func benchStore(b testing.TB, o Options) *Store { return benchStoreJobs(b, o, 100) }
+
+// benchStoreJobs is benchStore with n jobs (1,000 make about 640 KB).
+func benchStoreJobs(b testing.TB, o Options, n int) *Store {
 	s := openT(b, o)
 	self := owner.Self()
 	err := s.Update(func(st *State) error {
-		for i := range 100 {
+		for i := range n {
 			id := "ses_" + strconv.Itoa(i)
 			st.Jobs[id] = &Job{
 				TaskID: id, ParentSessionID: "ses_parent", Agent: "explorer", Alias: "exp-" + strconv.Itoa(i+1),

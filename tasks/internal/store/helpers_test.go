@@ -106,6 +106,8 @@ func runHelper(mode, dir string, args []string) error {
 		})
 	case "lease":
 		return leaseWorker(s, args[0], args[1])
+	case "one", "bare":
+		return holdCaller(s, mode, args[0])
 	case "capture":
 		// Capture a lease and its op as this process; with "sent", mark
 		// the op sent too. Then wait to be killed.

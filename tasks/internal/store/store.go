@@ -49,11 +49,16 @@ type Options struct {
 
 // Timing is what one Update cost.
 type Timing struct {
-	Wait  time.Duration // until the lock was held
-	Hold  time.Duration // the lock held: read, decode, fn, encode, write, fsyncs, rename
-	Bytes int           // size of the document written, or read when nothing was written
-	Wrote bool          // false when the transaction failed or changed nothing
-	Temps int           // temporaries of killed writers removed
+	Wait time.Duration // until the lock was held
+	Hold time.Duration // the lock held: read, decode, fn, encode, write, fsyncs, rename
+	// Where the hold went: Read is reading and decoding the document,
+	// Encode checking and encoding the result, Write replacing the
+	// document (temporary, fsync, rename, fsync of the directory). The
+	// rest of Hold is fn and removing temporaries.
+	Read, Encode, Write time.Duration
+	Bytes               int  // size of the document written, or read when nothing was written
+	Wrote               bool // false when the transaction failed or changed nothing
+	Temps               int  // temporaries of killed writers removed
 }
 
 // Store is the durable state of one scope: one JSON document in a private
@@ -208,7 +213,9 @@ func (s *Store) Update(fn func(*State) error) (err error) {
 	// Every writer holds the lock, so any temporary file left now is a
 	// killed writer's.
 	t.Temps, _ = atomicfile.RemoveTemps(s.doc)
+	readAt := time.Now()
 	st, raw, err := s.read()
+	t.Read = time.Since(readAt)
 	if err != nil {
 		return err
 	}
@@ -219,6 +226,7 @@ func (s *Store) Update(fn func(*State) error) (err error) {
 	if st.Meta.CreatedAt.IsZero() {
 		st.Meta.CreatedAt = s.now().UTC()
 	}
+	encodeAt := time.Now()
 	if err := st.check(); err != nil {
 		return newErr(Invalid, CodeBadUpdate, err, "the transaction left a state that breaks the schema; nothing was written")
 	}
@@ -227,6 +235,7 @@ func (s *Store) Update(fn func(*State) error) (err error) {
 		return newErr(Invalid, CodeBadUpdate, err, "cannot encode the state; nothing was written")
 	}
 	data = append(data, '\n')
+	t.Encode = time.Since(encodeAt)
 	if int64(len(data)) > s.max {
 		return newErr(Invalid, CodeTooLarge, nil, "the new document would be %d bytes, more than the bound of %d; nothing was written", len(data), s.max)
 	}
@@ -236,9 +245,11 @@ func (s *Store) Update(fn func(*State) error) (err error) {
 	if s.beforeWrite != nil {
 		s.beforeWrite()
 	}
+	writeAt := time.Now()
 	if err := atomicfile.WriteFile(s.doc, data, 0o600); err != nil {
 		return newErr(IO, CodeIO, err, "cannot write the document")
 	}
+	t.Write = time.Since(writeAt)
 	t.Bytes, t.Wrote = len(data), true
 	return nil
 }

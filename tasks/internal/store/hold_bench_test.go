@@ -1,0 +1,185 @@
+package store
+
+import (
+	"bufio"
+	"bytes"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/slimgate/slim/internal/atomicfile"
+	"github.com/slimgate/slim/internal/filelock"
+	"github.com/slimgate/slim/internal/statedir"
+)
+
+// The hold benchmark: rounds of callers processes started together, each
+// doing one Update the way one `slim tasks` call would, on a document of
+// holdJobs jobs. Each round of the store is paired with a round of the
+// bare rewrite (the same lock, the same document read and written back
+// whole with atomicfile.WriteFile, no decoding or encoding), in
+// alternating order, so machine noise falls evenly on both and the ratio
+// says how much of the hold is the store's own work.
+const holdCallers, holdJobs = 8, 1000
+
+// BenchmarkUpdate8Processes reports the lock's hold and wait times of
+// separate processes doing one Update each, 8 at once, on a 1,000-job
+// document (about 640 KB), and the same percentiles for the bare rewrite
+// (ref-*). One op is one round of each; the percentiles pool every
+// caller of every round.
+func BenchmarkUpdate8Processes(b *testing.B) {
+	dir := benchStoreJobs(b, Options{}, holdJobs).Dir()
+	var store, bare []Timing
+	for i := range b.N {
+		if i%2 == 0 {
+			store = append(store, holdRound(b, "one", dir)...)
+			bare = append(bare, holdRound(b, "bare", dir)...)
+		} else {
+			bare = append(bare, holdRound(b, "bare", dir)...)
+			store = append(store, holdRound(b, "one", dir)...)
+		}
+	}
+	b.StopTimer()
+	pick := func(ts []Timing, f func(Timing) time.Duration) []time.Duration {
+		ds := make([]time.Duration, len(ts))
+		for i, t := range ts {
+			ds[i] = f(t)
+		}
+		return ds
+	}
+	hold := func(t Timing) time.Duration { return t.Hold }
+	wait := func(t Timing) time.Duration { return t.Wait }
+	for _, m := range []struct {
+		name string
+		ts   []Timing
+		f    func(Timing) time.Duration
+		ps   []float64
+	}{
+		{"hold", store, hold, []float64{.5, .9, .99}},
+		{"wait", store, wait, []float64{.5, .9, .99}},
+		{"read", store, func(t Timing) time.Duration { return t.Read }, []float64{.5, .99}},
+		{"encode", store, func(t Timing) time.Duration { return t.Encode }, []float64{.5, .99}},
+		{"write", store, func(t Timing) time.Duration { return t.Write }, []float64{.5, .99}},
+		{"ref-hold", bare, hold, []float64{.5, .9, .99}},
+		{"ref-wait", bare, wait, []float64{.5, .9, .99}},
+	} {
+		ds := pick(m.ts, m.f)
+		for _, p := range m.ps {
+			b.ReportMetric(ms(percentile(ds, p)), fmt.Sprintf("%s-p%d-ms", m.name, int(p*100)))
+		}
+	}
+	b.ReportMetric(float64(len(store)), "callers")
+}
+
+// holdRound starts holdCallers helpers in mode ("one" or "bare"), waits
+// until each has said it is ready, lets them all go at once and returns
+// their timings.
+func holdRound(b *testing.B, mode, dir string) []Timing {
+	type proc struct {
+		cmd    *exec.Cmd
+		stdin  io.WriteCloser
+		stdout *bufio.Reader
+		stderr bytes.Buffer
+	}
+	ps := make([]*proc, holdCallers)
+	for i := range ps {
+		p := &proc{cmd: helper(b, mode, dir, "ses_"+strconv.Itoa(i))}
+		p.stdin, _ = p.cmd.StdinPipe()
+		out, _ := p.cmd.StdoutPipe()
+		p.stdout = bufio.NewReader(out)
+		p.cmd.Stderr = &p.stderr
+		if err := p.cmd.Start(); err != nil {
+			b.Fatal(err)
+		}
+		ps[i] = p
+	}
+	for _, p := range ps {
+		if l, _ := p.stdout.ReadString('\n'); l != "ready\n" {
+			b.Fatalf("helper said %q: %s", l, p.stderr.String())
+		}
+	}
+	for _, p := range ps {
+		io.WriteString(p.stdin, "go\n")
+	}
+	ts := make([]Timing, len(ps))
+	for i, p := range ps {
+		l, _ := p.stdout.ReadString('\n')
+		t, err := parseTiming(l)
+		if werr := p.cmd.Wait(); err != nil || werr != nil {
+			b.Fatalf("helper said %q (%v, %v): %s", l, err, werr, p.stderr.String())
+		}
+		ts[i] = t
+	}
+	return ts
+}
+
+// holdCaller is one caller of a round, in a helper process: it says
+// "ready", waits for a line on stdin and then, in mode "one", runs one
+// Update that touches job id, or in mode "bare" takes the lock, reads the
+// document and writes it back whole. It prints its timing as one line.
+func holdCaller(s *Store, mode, id string) error {
+	var t Timing
+	s.observe = func(tm Timing) { t = tm }
+	fmt.Println("ready")
+	if _, err := bufio.NewReader(os.Stdin).ReadString('\n'); err != nil {
+		return err
+	}
+	var err error
+	if mode == "one" {
+		err = s.Update(func(st *State) error {
+			j := st.Jobs[id]
+			j.UpdatedAt = time.Now()
+			j.ActivityRevision++
+			return nil
+		})
+	} else {
+		t, err = bareRewrite(s)
+	}
+	if err != nil {
+		return err
+	}
+	fmt.Println(formatTiming(t))
+	return nil
+}
+
+// bareRewrite is the reference transaction: the store's lock, its
+// document read and written back unchanged with atomicfile.WriteFile.
+func bareRewrite(s *Store) (Timing, error) {
+	start := time.Now()
+	lk, err := filelock.Acquire(s.lock, s.timeout)
+	if err != nil {
+		return Timing{}, err
+	}
+	locked := time.Now()
+	raw, err := statedir.ReadFile(s.doc, s.max)
+	if err == nil {
+		err = atomicfile.WriteFile(s.doc, raw, 0o600)
+	}
+	lk.Unlock()
+	return Timing{Wait: locked.Sub(start), Hold: time.Since(locked), Bytes: len(raw), Wrote: err == nil}, err
+}
+
+func formatTiming(t Timing) string {
+	return fmt.Sprint(int64(t.Wait), int64(t.Hold), int64(t.Read), int64(t.Encode), int64(t.Write))
+}
+
+func parseTiming(l string) (Timing, error) {
+	var ns [5]int64
+	f := strings.Fields(l)
+	if len(f) != len(ns) {
+		return Timing{}, fmt.Errorf("%d fields", len(f))
+	}
+	for i := range ns {
+		n, err := strconv.ParseInt(f[i], 10, 64)
+		if err != nil {
+			return Timing{}, err
+		}
+		ns[i] = n
+	}
+	d := func(i int) time.Duration { return time.Duration(ns[i]) }
+	return Timing{Wait: d(0), Hold: d(1), Read: d(2), Encode: d(3), Write: d(4)}, nil
+}
