@@ -50,6 +50,10 @@ type Dispatcher struct {
 	SearchGuard bool
 	// Loop is the loop guard; nil turns it off.
 	Loop *loopguard.Guard
+	// Tasks, when set, takes every host event for the background task
+	// tools (deletions, status changes, idle parents, chat messages). Its
+	// error is logged and noted; the event still passes.
+	Tasks func(protocol.Host, protocol.EventInfo) error
 	// Outside is the policy for apply_patch targets outside the workspace:
 	// rescue.OutsideBlock (also when empty) or rescue.OutsidePassthrough.
 	// AllowNested lets targets in nested worktrees count as inside. No
@@ -304,7 +308,7 @@ func (d *Dispatcher) after(req *protocol.Request) protocol.Response {
 }
 
 func (d *Dispatcher) event(req *protocol.Request) protocol.Response {
-	if req.Event == nil || req.Event.Type != "session.deleted" || d.Loop == nil {
+	if req.Event == nil {
 		return pass()
 	}
 	sid := req.Event.SessionID
@@ -312,13 +316,24 @@ func (d *Dispatcher) event(req *protocol.Request) protocol.Response {
 		sid = req.SessionID
 	}
 	r := pass()
+	if d.Tasks != nil {
+		ev := *req.Event
+		ev.SessionID = sid
+		if err := d.Tasks(req.Host, ev); err != nil {
+			d.Log.Warn().Err(err).Str("event", ev.Type).Str("session", sid).Msg("background tasks did not take the event")
+			r.Notes = append(r.Notes, "tasks: "+err.Error())
+		}
+	}
+	if req.Event.Type != "session.deleted" || d.Loop == nil {
+		return r
+	}
 	existed, err := d.Loop.Reset(sid)
 	switch {
 	case err != nil:
 		d.Log.Warn().Err(err).Str("session", sid).Msg("loop guard reset failed")
-		r.Notes = []string{"loop guard: " + failOpenNote(err)}
+		r.Notes = append(r.Notes, "loop guard: "+failOpenNote(err))
 	case existed:
-		r.Notes = []string{"loop guard: session state cleared"}
+		r.Notes = append(r.Notes, "loop guard: session state cleared")
 	}
 	return r
 }

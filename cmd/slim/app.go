@@ -38,6 +38,7 @@ var commandCategories = map[string]string{
 	"worktree": "Check patches and paths",
 	"search":   "Search code",
 	"fetch":    "Fetch the web",
+	"tasks":    "Background tasks",
 	"doctor":   "Maintenance",
 	"hooks":    "Install into OpenCode and git",
 	"loop":     "Maintenance",

@@ -8,6 +8,7 @@ import (
 	"github.com/slimgate/slim/internal/slimerr"
 	"github.com/slimgate/slim/rescue"
 	"github.com/slimgate/slim/search"
+	"github.com/slimgate/slim/tasks"
 	"github.com/slimgate/slim/worktree"
 )
 
@@ -43,6 +44,16 @@ func classify(err error) *slimerr.Error {
 	var fe *fetch.Error
 	if errors.As(err, &fe) {
 		return &slimerr.Error{Kind: cliKind(fe.Kind), Code: fe.Code, Message: fe.Message, Err: err}
+	}
+	if te, ok := tasks.AsError(err); ok {
+		kind := slimerr.Internal // a tool's refusal, or slim's own failure: exit 1
+		switch te.Kind {
+		case tasks.Usage:
+			kind = slimerr.Usage
+		case tasks.Store:
+			kind = slimerr.Validation // exit 3: the store cannot be used
+		}
+		return &slimerr.Error{Kind: kind, Code: te.Code, Message: te.Message, Err: err}
 	}
 	var ie *install.Error
 	if errors.As(err, &ie) {

@@ -121,6 +121,7 @@ func newDispatcher(e *env) *hooks.Dispatcher {
 		PatchBudget: patchBudget(e),
 		Log:         e.log,
 	}
+	d.Tasks = func(h protocol.Host, ev protocol.EventInfo) error { return observeTaskEvent(e, h, ev) }
 	if d.Outside != "" && d.Outside != "block" && d.Outside != "passthrough" {
 		e.log.Warn().Str("SLIM_OUTSIDE", d.Outside).Msg("unknown value; blocking")
 		d.Outside = "block"

@@ -49,6 +49,14 @@ type EventInfo struct {
 	Type      string `json:"type"`
 	SessionID string `json:"sessionID,omitempty"`
 	MessageID string `json:"messageID,omitempty"`
+	// Agent is a chat message's agent, Status a session.status event's
+	// status type (busy, retry, idle), and External "true" for a chat
+	// message the plugin saw come from the user (text, file or image
+	// parts, none synthetic or internal). The background task tools use
+	// them; the guards do not.
+	Agent    string `json:"agent,omitempty"`
+	Status   string `json:"status,omitempty"`
+	External string `json:"external,omitempty"`
 }
 
 // Request is one hook request. Args and Output hold JSON values decoded with
@@ -316,7 +324,7 @@ func decodeHost(val any, h *Host) error {
 }
 
 func decodeEvent(val any, ev *EventInfo) error {
-	return stringFields(val, "event", "type, sessionID, messageID", func(k string) *string {
+	return stringFields(val, "event", "type, sessionID, messageID, agent, status, external", func(k string) *string {
 		switch k {
 		case "type":
 			return &ev.Type
@@ -324,6 +332,12 @@ func decodeEvent(val any, ev *EventInfo) error {
 			return &ev.SessionID
 		case "messageID":
 			return &ev.MessageID
+		case "agent":
+			return &ev.Agent
+		case "status":
+			return &ev.Status
+		case "external":
+			return &ev.External
 		}
 		return nil
 	})

@@ -1,0 +1,350 @@
+package tasks
+
+import (
+	"sort"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/slimgate/slim/tasks/internal/store"
+)
+
+// This file holds the job lifecycle: every change a tool or an
+// observation makes to a job, each fenced by the generation it was taken
+// under, so a late or stale observation never changes a newer run.
+
+// stoppedSummary is the result a job gets when its run ended without a
+// terminal answer.
+const stoppedSummary = "Background session stopped before a terminal task result was received."
+
+// aliasPrefixes are the short names of the known specialists.
+func aliasPrefix(agent string) string {
+	switch agent {
+	case "council":
+		return "cou"
+	case "designer":
+		return "des"
+	case "explorer":
+		return "exp"
+	case "fixer":
+		return "fix"
+	case "librarian":
+		return "lib"
+	case "observer":
+		return "obs"
+	case "oracle":
+		return "ora"
+	case "":
+		return "job"
+	}
+	r := []rune(agent)
+	if len(r) > 3 {
+		r = r[:3]
+	}
+	return strings.ToLower(string(r))
+}
+
+// resolve finds the parent's job named by req (a task ID or an alias,
+// trimmed). Another parent's job is never found.
+func resolve(st *store.State, parent, req string) *store.Job {
+	req = strings.TrimSpace(req)
+	if req == "" {
+		return nil
+	}
+	if j := st.Jobs[req]; j != nil {
+		if j.ParentSessionID == parent {
+			return j
+		}
+		return nil
+	}
+	for _, j := range st.Jobs {
+		if j.ParentSessionID == parent && j.Alias == req {
+			return j
+		}
+	}
+	return nil
+}
+
+// jobsOf returns the parent's jobs, oldest launch first.
+func jobsOf(st *store.State, parent string) []*store.Job {
+	var out []*store.Job
+	for _, j := range st.Jobs {
+		if j.ParentSessionID == parent {
+			out = append(out, j)
+		}
+	}
+	sort.Slice(out, func(a, b int) bool {
+		if !out[a].LaunchedAt.Equal(out[b].LaunchedAt) {
+			return out[a].LaunchedAt.Before(out[b].LaunchedAt)
+		}
+		return out[a].TaskID < out[b].TaskID
+	})
+	return out
+}
+
+// isTracked reports whether the task has a job or a lease: a lease that
+// outlived its job still owns the ID.
+func isTracked(st *store.State, taskID string) bool {
+	return st.Jobs[taskID] != nil || st.Leases[taskID] != nil
+}
+
+// newJob is what a launch knows of the job it registers.
+type newJob struct {
+	TaskID, Parent, Agent, Description, Objective string
+}
+
+// registerLaunch records a new running job with the next generation and
+// the next alias of its parent and agent, and clears any tombstone: a
+// launch proves the ID is live again.
+func registerLaunch(st *store.State, n newJob, now time.Time) *store.Job {
+	prefix := aliasPrefix(n.Agent)
+	j := &store.Job{
+		TaskID:          n.TaskID,
+		ParentSessionID: n.Parent,
+		Agent:           n.Agent,
+		Description:     n.Description,
+		Objective:       n.Objective,
+		Alias:           prefix + "-" + strconv.FormatInt(st.NextAliasNumber(n.Parent, prefix), 10),
+		State:           store.JobRunning,
+		Generation:      st.NextGeneration(),
+		TaskGeneration:  1,
+		Background:      true,
+		PluginLaunched:  true,
+		LaunchedAt:      now,
+		LastLaunchedAt:  now,
+		RunStartedAt:    now,
+		UpdatedAt:       now,
+	}
+	st.Jobs[j.TaskID] = j
+	delete(st.Tombstones, j.TaskID)
+	return j
+}
+
+// relaunch starts the job's next run: a new generation, running, with
+// everything the last run left cleared.
+func relaunch(st *store.State, j *store.Job, baseline string, now time.Time) {
+	j.Generation = st.NextGeneration()
+	j.TaskGeneration++
+	j.State = store.JobRunning
+	j.TerminalState = ""
+	j.TerminalUnreconciled = false
+	j.StatusUncertain, j.StatusUncertainSince, j.LastStatusError = false, time.Time{}, ""
+	j.CancellationRequested = false
+	j.TimedOut, j.RecoverableAfterLiveBusy = false, false
+	j.CompletedAt, j.StopConfirmationStartedAt = time.Time{}, time.Time{}
+	j.ResultSummary = ""
+	j.TerminalRevision = 0
+	j.BaselineMessageID = baseline
+	j.Notification = store.Notification{}
+	j.LastLaunchedAt, j.RunStartedAt, j.UpdatedAt, j.LastUsedAt = now, now, now, now
+	delete(st.Tombstones, j.TaskID)
+}
+
+// terminalOf returns the job's outcome: its state, or for a reconciled
+// job the outcome it kept.
+func terminalOf(j *store.Job) store.JobState {
+	if j.State == store.JobReconciled {
+		return j.TerminalState
+	}
+	return j.State
+}
+
+func isCanonicalTerminal(s store.JobState) bool {
+	return s == store.JobCompleted || s == store.JobError || s == store.JobCancelled
+}
+
+// markUncertain records that the live status could not be confirmed.
+// It never changes the state: uncertainty is never completion.
+func markUncertain(j *store.Job, gen int64, msg string, now time.Time) {
+	if j.Generation != gen {
+		return
+	}
+	if !j.StatusUncertain {
+		j.StatusUncertainSince = now
+	}
+	j.StatusUncertain, j.LastStatusError, j.UpdatedAt = true, msg, now
+}
+
+// markLiveBusy applies a busy or retry observation. A running job is
+// confirmed (and its stop candidacy ends); an unacknowledged stopped job
+// whose stop is older than the observation runs again in the same
+// generation; any other job only remembers the time, because late busy
+// never resurrects a finished run.
+func markLiveBusy(j *store.Job, gen int64, at time.Time) {
+	if j.Generation != gen {
+		return
+	}
+	if at.After(j.LastLiveBusyAt) {
+		j.LastLiveBusyAt = at
+	}
+	switch {
+	case j.State == store.JobRunning:
+		j.StatusUncertain, j.StatusUncertainSince, j.LastStatusError = false, time.Time{}, ""
+		j.StopConfirmationStartedAt = time.Time{}
+		j.UpdatedAt = at
+	case j.State == store.JobStopped && j.TerminalUnreconciled && j.DeadlineExceededAt.IsZero() && at.After(j.CompletedAt):
+		j.State = store.JobRunning
+		j.TerminalUnreconciled = false
+		j.CompletedAt = time.Time{}
+		j.ResultSummary = ""
+		j.StatusUncertain, j.StatusUncertainSince, j.LastStatusError = false, time.Time{}, ""
+		j.StopConfirmationStartedAt = time.Time{}
+		j.UpdatedAt = at
+	}
+}
+
+// markNotBusy applies an observation that the session has no live entry
+// in a valid map. The first marks the job a stop candidate (uncertain);
+// one at least grace later, with no busy seen in between, stops it.
+func markNotBusy(j *store.Job, gen int64, at time.Time, grace time.Duration) {
+	if j.Generation != gen || j.State != store.JobRunning || !j.DeadlineExceededAt.IsZero() {
+		return
+	}
+	start := j.StopConfirmationStartedAt
+	if start.IsZero() || !j.LastLiveBusyAt.Before(start) {
+		j.StopConfirmationStartedAt = at
+		markUncertain(j, gen, "no live status entry for session", at)
+		return
+	}
+	if at.Sub(start) < grace {
+		markUncertain(j, gen, "no live status entry for session", at)
+		return
+	}
+	j.State = store.JobStopped
+	j.TerminalUnreconciled = true
+	j.CompletedAt = at
+	j.ResultSummary = stoppedSummary
+	j.TerminalRevision++
+	markUncertain(j, gen, "no live status entry for session", at)
+	j.UpdatedAt = at
+}
+
+// markTerminal records a run's terminal answer (completed or error),
+// found in the transcript. It applies only to the same generation's
+// running (or unacknowledged stopped) job.
+func markTerminal(j *store.Job, gen int64, state store.JobState, summary string, at time.Time) {
+	if j.Generation != gen {
+		return
+	}
+	if j.State != store.JobRunning && !(j.State == store.JobStopped && j.TerminalUnreconciled) {
+		return
+	}
+	j.State = state
+	j.TerminalUnreconciled = true
+	j.CompletedAt = at
+	j.ResultSummary = summary
+	j.TerminalRevision++
+	j.StatusUncertain, j.StatusUncertainSince, j.LastStatusError = false, time.Time{}, ""
+	j.StopConfirmationStartedAt = time.Time{}
+	if state == store.JobError {
+		j.TotalErrors++
+		j.LastErrorAt = at
+		j.LastStatusError = summary
+	} else {
+		j.TimeoutCount = 0
+	}
+	j.UpdatedAt = at
+}
+
+// markCancelled records a verified cancel of the job's run.
+func markCancelled(j *store.Job, gen int64, reason string, at time.Time) bool {
+	if j.Generation != gen {
+		return false
+	}
+	j.State = store.JobCancelled
+	j.CancellationRequested = true
+	j.TerminalUnreconciled = true
+	j.CompletedAt = at
+	j.ResultSummary = "cancelled"
+	if reason != "" {
+		j.ResultSummary += ": " + reason
+	}
+	j.TerminalRevision++
+	j.StatusUncertain, j.StatusUncertainSince, j.LastStatusError = false, time.Time{}, ""
+	j.StopConfirmationStartedAt = time.Time{}
+	j.UpdatedAt = at
+	return true
+}
+
+// markUsed records that the parent used the job's result.
+func markUsed(j *store.Job, at time.Time) { j.LastUsedAt = at }
+
+// acknowledge records that the parent has seen the job's terminal
+// result: a terminal job becomes reconciled (keeping its outcome), a
+// stopped one stays stopped but leaves the unacknowledged list.
+func acknowledge(j *store.Job, gen int64, at time.Time) {
+	if j.Generation != gen || !j.TerminalUnreconciled {
+		return
+	}
+	j.TerminalUnreconciled = false
+	j.LastUsedAt = at
+	if isCanonicalTerminal(j.State) {
+		j.TerminalState = j.State
+		j.State = store.JobReconciled
+		if j.DeadlineExceededAt.IsZero() {
+			j.StatusUncertain, j.StatusUncertainSince, j.LastStatusError = false, time.Time{}, ""
+		}
+	}
+	j.UpdatedAt = at
+}
+
+// drop deletes a job and records its tombstone and deletion epoch. The
+// job's lease, if any, stays: only its holder may release it.
+func drop(st *store.State, taskID, reason string, at time.Time) {
+	epoch := st.NextEpoch()
+	st.DeletionEpochs[taskID] = epoch
+	t := &store.Tombstone{Epoch: epoch, At: at, Reason: reason}
+	if j := st.Jobs[taskID]; j != nil {
+		if s := terminalOf(j); isCanonicalTerminal(s) || s == store.JobStopped {
+			t.LastTerminal = &store.LastTerminal{State: s, Summary: j.ResultSummary}
+		}
+	}
+	st.Tombstones[taskID] = t
+	delete(st.Jobs, taskID)
+}
+
+// clearParent drops every job of a deleted parent, and its wait.
+func clearParent(st *store.State, parent string, at time.Time) {
+	for _, j := range jobsOf(st, parent) {
+		drop(st, j.TaskID, "parent deleted", at)
+	}
+	delete(st.Waits, parent)
+	delete(st.Wake, parent)
+	delete(st.Injections, parent)
+	delete(st.Orchestrators, parent)
+}
+
+// reusable reports whether a native task(task_id=...) may resume the job:
+// acknowledged, with a terminal outcome, certain, of the same agent, and
+// within the context budget.
+func reusable(j *store.Job, agent string) bool {
+	if j.Agent != agent || j.StatusUncertain || j.TerminalUnreconciled {
+		return false
+	}
+	switch j.State {
+	case store.JobReconciled, store.JobStopped:
+	default:
+		return false
+	}
+	lines := 0
+	for _, f := range j.ContextFiles {
+		lines += f.LineCount
+	}
+	return lines <= 50000
+}
+
+// retainedTerminal reports whether task_revive may relaunch the job
+// without cancelling it first: a terminal, stopped or reconciled run
+// whose status is certain.
+func retainedTerminal(j *store.Job) bool {
+	if j.StatusUncertain {
+		return false
+	}
+	switch j.State {
+	case store.JobCompleted, store.JobError, store.JobCancelled, store.JobStopped:
+		return true
+	case store.JobReconciled:
+		return j.TerminalState != ""
+	}
+	return false
+}

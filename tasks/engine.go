@@ -1,0 +1,161 @@
+package tasks
+
+import (
+	"context"
+	"errors"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/slimgate/slim/tasks/internal/opencode"
+	"github.com/slimgate/slim/tasks/internal/owner"
+	"github.com/slimgate/slim/tasks/internal/store"
+)
+
+// engine is one process's view of one scope: the store, the host client
+// and who this process is.
+type engine struct {
+	cfg    Config
+	t      Timeouts
+	dir    string
+	server string
+	flavor string
+	st     *store.Store
+	host   *opencode.Client
+	self   owner.Identity
+}
+
+// scope is what names a store: a project directory and a server.
+type scope struct {
+	Directory string `json:"directory"`
+	ServerURL string `json:"serverUrl"`
+	Flavor    string `json:"flavor,omitempty"`
+}
+
+func (c *Config) scopeOf(req Request) (scope, error) {
+	s := scope{Directory: req.Context.Directory, ServerURL: req.Host.ServerURL, Flavor: req.Host.Flavor}
+	if s.ServerURL == "" {
+		s.ServerURL = c.ServerURL
+	}
+	if s.ServerURL == "" {
+		return s, usageErr("no OpenCode server: the request names no host.serverUrl and SLIM_OPENCODE_URL is not set")
+	}
+	if s.Directory == "" {
+		return s, usageErr("the request names no context.directory")
+	}
+	if !filepath.IsAbs(s.Directory) {
+		return s, usageErr("context.directory %q is not an absolute path", s.Directory)
+	}
+	if s.Flavor == "" {
+		s.Flavor = "v1"
+	}
+	return s, nil
+}
+
+// open returns the engine of a scope.
+func open(cfg Config, sc scope) (*engine, error) {
+	t := cfg.Timeouts
+	if t == (Timeouts{}) {
+		t = DefaultTimeouts()
+	}
+	st, err := store.OpenScope(cfg.StateDir, sc.Directory, strings.TrimRight(sc.ServerURL, "/"), store.Options{Now: cfg.Now})
+	if err != nil {
+		return nil, storeErr(err)
+	}
+	hc, err := opencode.New(opencode.Config{
+		BaseURL:   sc.ServerURL,
+		Directory: sc.Directory,
+		Username:  cfg.Username,
+		Password:  cfg.Password,
+	})
+	if err != nil {
+		return nil, usageErr("%v", err)
+	}
+	return &engine{cfg: cfg, t: t, dir: sc.Directory, server: sc.ServerURL, flavor: sc.Flavor, st: st, host: hc, self: owner.Self()}, nil
+}
+
+func (e *engine) now() time.Time { return e.cfg.now() }
+
+// update runs one store transaction. A tool error fn returns passes
+// through; any failure of the store itself fails the call closed.
+func (e *engine) update(fn func(*store.State) error) error {
+	err := e.st.Update(fn)
+	return e.storeFailure(err)
+}
+
+// view reads the document without the lock.
+func (e *engine) view(fn func(*store.State) error) error {
+	return e.storeFailure(e.st.View(fn))
+}
+
+func (e *engine) storeFailure(err error) error {
+	if err == nil {
+		return nil
+	}
+	if _, ok := AsError(err); ok {
+		return err
+	}
+	if se, ok := store.AsError(err); ok && se.Kind != store.Refused {
+		return storeErr(err)
+	}
+	return err
+}
+
+// snapshot is one read of the live status map.
+type snapshot struct {
+	m   opencode.StatusMap
+	err string // why the map cannot be used, when it cannot
+	at  time.Time
+}
+
+// liveObs is what a snapshot says about one session.
+type liveObs struct {
+	live   opencode.Live // busy or retry
+	absent bool          // a valid map without the session: it is idle
+	err    string        // why nothing can be concluded
+}
+
+func (o liveObs) known() bool { return o.live != "" }
+
+// snapshot reads the live status map once within the status deadline.
+// v2 hosts have no map, so every read there is inconclusive.
+func (e *engine) snapshot(ctx context.Context) snapshot {
+	s := snapshot{at: e.now()}
+	if e.flavor == "v2" {
+		s.err = "live status unavailable"
+		return s
+	}
+	ctx, cancel := context.WithTimeout(ctx, e.t.Status)
+	defer cancel()
+	m, err := e.host.Status(ctx)
+	if err != nil {
+		s.err = err.Error()
+		if errors.Is(ctx.Err(), context.DeadlineExceeded) || opencode.Timeout(err) {
+			s.err = "Session status lookup timed out"
+		}
+		return s
+	}
+	s.m = m
+	return s
+}
+
+func (s snapshot) observe(id string) liveObs {
+	if s.err != "" {
+		return liveObs{err: s.err}
+	}
+	o := s.m.Observe(id)
+	switch {
+	case o.Known:
+		return liveObs{live: o.Live}
+	case o.Absent:
+		return liveObs{absent: true}
+	case o.Err != "":
+		return liveObs{err: o.Err}
+	}
+	return liveObs{err: "live status unavailable"}
+}
+
+// readCtx bounds one read of a transcript or a session.
+func (e *engine) readCtx(ctx context.Context) (context.Context, context.CancelFunc) {
+	return context.WithTimeout(ctx, e.t.Read)
+}

@@ -1,0 +1,302 @@
+package tasks_test
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/slimgate/slim/fixtures/opencodefake"
+	"github.com/slimgate/slim/internal/testbin"
+	"github.com/slimgate/slim/tasks/internal/store"
+)
+
+// The scenario tests run the real slim binary, one process per tool
+// call, against the fake OpenCode server on 127.0.0.1, and check the
+// answer the model reads, the exit code, the calls on the wire and the
+// store after every step.
+
+func TestMain(m *testing.M) { os.Exit(testbin.M(m).Run()) }
+
+// parent is the orchestrator session of every scenario.
+const parent = "ses_parent"
+
+// knobs are the deadlines the scenarios run with: short enough to keep
+// the tests quick, long enough that a loaded machine does not miss a
+// deadline a scenario does not mean to miss. A scenario that wants a
+// deadline to pass holds the host's answer until it has.
+var knobs = map[string]string{
+	"SLIM_TASKS_STATUS_TIMEOUT_MS":    "1500",
+	"SLIM_TASKS_MESSAGE_TIMEOUT_MS":   "1500",
+	"SLIM_TASKS_ABORT_TIMEOUT_MS":     "1500",
+	"SLIM_TASKS_VERIFY_TIMEOUT_MS":    "1200",
+	"SLIM_TASKS_VERIFY_POLL_MS":       "40",
+	"SLIM_TASKS_VERIFY_STABLE_MS":     "120",
+	"SLIM_TASKS_BASELINE_TIMEOUT_MS":  "1500",
+	"SLIM_TASKS_ADMISSION_TIMEOUT_MS": "1500",
+	"SLIM_TASKS_LAUNCH_TIMEOUT_MS":    "3000",
+	"SLIM_TASKS_STOP_GRACE_MS":        "400",
+	"SLIM_TASKS_READ_TIMEOUT_MS":      "3000",
+}
+
+type harness struct {
+	t     *testing.T
+	bin   string
+	fake  *opencodefake.Server
+	url   string
+	state string
+	dir   string
+	env   map[string]string
+	// maxGen is the highest generation seen per task, for I4.
+	maxGen map[string]int64
+	seq    int64
+}
+
+func newHarness(t *testing.T, opts ...func(*opencodefake.Options)) *harness {
+	t.Helper()
+	o := opencodefake.Options{}
+	for _, f := range opts {
+		f(&o)
+	}
+	fake := opencodefake.New(o)
+	url, err := fake.Start()
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { fake.Close() })
+	h := &harness{t: t, bin: testbin.Shared(t), fake: fake, url: url, state: t.TempDir(), dir: t.TempDir(), env: map[string]string{}, maxGen: map[string]int64{}}
+	for k, v := range knobs {
+		h.env[k] = v
+	}
+	return h
+}
+
+// out is one slim process's result.
+type out struct {
+	stdout, stderr string
+	code           int
+}
+
+func (o out) String() string {
+	return "exit " + itoa(o.code) + "\nstdout:\n" + o.stdout + "\nstderr:\n" + o.stderr
+}
+
+func itoa(n int) string { return strconv.Itoa(n) }
+
+// request builds a tool request from the parent with the orchestrator
+// agent.
+func (h *harness) request(args any) []byte {
+	return h.requestAs(parent, "orchestrator", args)
+}
+
+func (h *harness) requestAs(session, agent string, args any) []byte {
+	req := map[string]any{
+		"args":    args,
+		"context": map[string]any{"sessionID": session, "agent": agent, "directory": h.dir, "callID": "call_" + itoa(int(h.seq))},
+		"host":    map[string]any{"serverUrl": h.url},
+	}
+	b, err := json.Marshal(req)
+	if err != nil {
+		h.t.Fatal(err)
+	}
+	return b
+}
+
+// command starts a slim process (not waited on).
+func (h *harness) command(stdin []byte, args ...string) (*exec.Cmd, *bytes.Buffer, *bytes.Buffer) {
+	cmd := exec.Command(h.bin, args...)
+	cmd.Stdin = bytes.NewReader(stdin)
+	var so, se bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &so, &se
+	cmd.Env = append(os.Environ(), "SLIM_STATE_DIR="+h.state, "HOME="+h.state, "XDG_CONFIG_HOME="+filepath.Join(h.state, "config"))
+	for k, v := range h.env {
+		cmd.Env = append(cmd.Env, k+"="+v)
+	}
+	return cmd, &so, &se
+}
+
+// run runs slim with stdin and waits for it, then checks the invariants.
+func (h *harness) run(stdin []byte, args ...string) out {
+	h.t.Helper()
+	h.seq++
+	cmd, so, se := h.command(stdin, args...)
+	err := cmd.Run()
+	o := out{stdout: so.String(), stderr: se.String()}
+	var ee *exec.ExitError
+	switch {
+	case errors.As(err, &ee):
+		o.code = ee.ExitCode()
+	case err != nil:
+		h.t.Fatalf("slim %v: %v", args, err)
+	}
+	h.invariants()
+	return o
+}
+
+// tool runs one task tool from the parent.
+func (h *harness) tool(name string, args any) out {
+	h.t.Helper()
+	return h.run(h.request(args), "tasks", name)
+}
+
+// start runs a tool in the background; wait returns its result.
+func (h *harness) start(name string, args any) func() out {
+	h.t.Helper()
+	cmd, so, se := h.command(h.request(args), "tasks", name)
+	if err := cmd.Start(); err != nil {
+		h.t.Fatal(err)
+	}
+	done := make(chan out, 1)
+	go func() {
+		err := cmd.Wait()
+		o := out{stdout: so.String(), stderr: se.String()}
+		var ee *exec.ExitError
+		if errors.As(err, &ee) {
+			o.code = ee.ExitCode()
+		}
+		done <- o
+	}()
+	return func() out {
+		h.t.Helper()
+		select {
+		case o := <-done:
+			h.invariants()
+			return o
+		case <-time.After(30 * time.Second):
+			cmd.Process.Kill()
+			h.t.Fatalf("slim tasks %s did not finish", name)
+			return out{}
+		}
+	}
+}
+
+func (h *harness) scope() *store.Store {
+	st, err := store.Open(store.ScopeDir(h.state, h.dir, h.url), store.Options{})
+	if err != nil {
+		h.t.Fatal(err)
+	}
+	return st
+}
+
+// doc returns the store's document.
+func (h *harness) doc() *store.State {
+	h.t.Helper()
+	var out *store.State
+	if err := h.scope().View(func(s *store.State) error { out = s; return nil }); err != nil {
+		h.t.Fatal(err)
+	}
+	return out
+}
+
+// job returns the task's job, failing when there is none.
+func (h *harness) job(taskID string) *store.Job {
+	h.t.Helper()
+	j := h.doc().Jobs[taskID]
+	if j == nil {
+		h.t.Fatalf("no job %s in the store", taskID)
+	}
+	return j
+}
+
+// mutate changes the store as another process would.
+func (h *harness) mutate(fn func(*store.State) error) {
+	h.t.Helper()
+	if err := h.scope().Update(fn); err != nil {
+		h.t.Fatal(err)
+	}
+}
+
+// invariants checks what must hold after every step: the store reads
+// (the schema check covers one lease per task, filed under its own
+// key), generations never go back (I4), a lease's generation is never
+// newer than its job's, and every final op is settled.
+func (h *harness) invariants() {
+	h.t.Helper()
+	if _, err := os.Stat(filepath.Join(store.ScopeDir(h.state, h.dir, h.url), store.DocumentName)); err != nil {
+		return
+	}
+	st := h.doc()
+	for id, j := range st.Jobs {
+		if j.Generation < h.maxGen[id] {
+			h.t.Fatalf("I4: task %s went from generation %d back to %d", id, h.maxGen[id], j.Generation)
+		}
+		h.maxGen[id] = j.Generation
+		if l := st.Leases[id]; l != nil && l.Generation > j.Generation {
+			h.t.Fatalf("task %s has a lease for generation %d, newer than its job's %d", id, l.Generation, j.Generation)
+		}
+	}
+	for id, op := range st.Ops {
+		if op.Phase.Final() && op.SettledAt.IsZero() {
+			h.t.Fatalf("op %s is %s but has no settledAt", id, op.Phase)
+		}
+		if op.Phase == store.PhaseSentUnknown && op.LeaseToken != "" {
+			if l := st.Leases[op.TaskID]; l == nil || l.Token != op.LeaseToken {
+				h.t.Fatalf("op %s is sent_unknown but its lease is gone", id)
+			}
+		}
+	}
+}
+
+// launch starts a task of agent and returns its ID.
+func (h *harness) launch(agent, description string) string {
+	h.t.Helper()
+	o := h.tool("task", map[string]any{"description": description, "subagent_type": agent, "prompt": "work on " + description})
+	if o.code != 0 {
+		h.t.Fatalf("launch: %s", o)
+	}
+	first, _, _ := strings.Cut(o.stdout, "\n")
+	id, ok := strings.CutPrefix(first, "task_id: ")
+	if !ok {
+		h.t.Fatalf("launch printed no task_id: %s", o)
+	}
+	return id
+}
+
+// waitIdle waits until the fake has finished the session's run.
+func (h *harness) waitIdle(id string) {
+	h.t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	defer cancel()
+	if err := h.fake.WaitIdle(ctx, id); err != nil {
+		h.t.Fatal(err)
+	}
+}
+
+// calls returns the logged calls to method and path pattern.
+func (h *harness) calls(method, pattern string) []opencodefake.Call {
+	return h.fake.CallsTo(method, pattern)
+}
+
+// waitOps waits until fn holds for the store, polling it (never a fixed
+// sleep), for at most 10 s.
+func (h *harness) waitFor(what string, fn func(*store.State) bool) {
+	h.t.Helper()
+	deadline := time.Now().Add(10 * time.Second)
+	for time.Now().Before(deadline) {
+		if fn(h.doc()) {
+			return
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	h.t.Fatalf("timed out waiting for %s", what)
+}
+
+// wantLines fails unless every line of want appears in text, in order.
+func wantLines(t *testing.T, o out, want ...string) {
+	t.Helper()
+	rest := o.stdout + o.stderr
+	for _, w := range want {
+		i := strings.Index(rest, w)
+		if i < 0 {
+			t.Fatalf("want %q in the output, in order\n%s", w, o)
+		}
+		rest = rest[i+len(w):]
+	}
+}

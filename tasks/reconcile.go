@@ -1,0 +1,185 @@
+package tasks
+
+import (
+	"context"
+	"time"
+
+	"github.com/slimgate/slim/tasks/internal/opencode"
+	"github.com/slimgate/slim/tasks/internal/owner"
+	"github.com/slimgate/slim/tasks/internal/store"
+)
+
+// maxObserved bounds the jobs one pass looks at, so a call's cost does
+// not grow with the board.
+const maxObserved = 16
+
+// jobObs is what a pass learned about one job outside the lock, with the
+// generation it was learned under.
+type jobObs struct {
+	taskID  string
+	gen     int64
+	live    liveObs
+	outcome *opencode.Outcome // the run's terminal answer, when found
+	gone    bool              // the host no longer knows the session
+}
+
+// orphanObs is evidence about an orphaned lease: whether the client
+// message of an orphaned revive is in the child's transcript.
+type orphanObs struct {
+	taskID, token string
+	found         bool
+	baseline      string
+}
+
+// needsObservation reports whether a pass should look at j.
+func needsObservation(j *store.Job) bool {
+	return j.State == store.JobRunning || (j.State == store.JobStopped && j.TerminalUnreconciled)
+}
+
+// observe gathers what the host says about the parent's live jobs (all
+// of them, or only the one named by only) from one snapshot and, for
+// those not busy, their transcripts. It holds no lock.
+func (e *engine) observe(ctx context.Context, parent, only string, snap snapshot) ([]jobObs, []orphanObs, error) {
+	var targets []store.Job
+	var orphans []store.Op
+	err := e.view(func(st *store.State) error {
+		for _, j := range jobsOf(st, parent) {
+			if (only == "" || j.TaskID == only) && needsObservation(j) && len(targets) < maxObserved {
+				targets = append(targets, *j)
+			}
+		}
+		for _, l := range st.Leases {
+			if l.State != store.LeaseOrphaned || l.Kind != store.LeaseRelaunch {
+				continue
+			}
+			if op := st.Ops[l.OpID]; op != nil && op.ClientMessageID != "" && op.LeaseToken == l.Token {
+				if j := st.Jobs[l.TaskID]; j != nil && j.ParentSessionID == parent {
+					orphans = append(orphans, *op)
+				}
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, nil, err
+	}
+	var out []jobObs
+	for _, j := range targets {
+		o := jobObs{taskID: j.TaskID, gen: j.Generation, live: snap.observe(j.TaskID)}
+		if o.live.absent || (e.flavor == "v2" && !o.live.known()) {
+			rctx, cancel := e.readCtx(ctx)
+			msgs, err := e.host.Messages(rctx, j.TaskID, 0)
+			cancel()
+			switch {
+			case err == nil:
+				if j.BaselineMessageID == "" || opencode.HasID(msgs, j.BaselineMessageID) {
+					if oc := opencode.Judge(opencode.After(msgs, j.BaselineMessageID)); oc.Done {
+						o.outcome = &oc
+					}
+				}
+			case isNotFound(err):
+				o.gone = true
+			}
+		}
+		out = append(out, o)
+	}
+	var ev []orphanObs
+	for _, op := range orphans {
+		rctx, cancel := e.readCtx(ctx)
+		msgs, err := e.host.Messages(rctx, op.TaskID, 0)
+		cancel()
+		if err != nil {
+			continue
+		}
+		o := orphanObs{taskID: op.TaskID, token: op.LeaseToken}
+		for i, m := range msgs {
+			if m.Info.ID == op.ClientMessageID {
+				o.found = true
+				if i > 0 {
+					o.baseline = msgs[i-1].Info.ID
+				}
+			}
+		}
+		ev = append(ev, o)
+	}
+	return out, ev, nil
+}
+
+// apply commits a pass's observations, each only to the generation it
+// was made under, and settles what dead owners left behind.
+func (e *engine) apply(st *store.State, obs []jobObs, orphans []orphanObs, snap snapshot) {
+	now := e.now()
+	for _, o := range obs {
+		j := st.Jobs[o.taskID]
+		if j == nil || j.Generation != o.gen {
+			continue
+		}
+		switch {
+		case o.gone:
+			drop(st, j.TaskID, "session deleted", now)
+		case o.outcome != nil && o.outcome.Error != "":
+			markTerminal(j, o.gen, store.JobError, o.outcome.Error, now)
+		case o.outcome != nil:
+			markTerminal(j, o.gen, store.JobCompleted, o.outcome.Text, now)
+		case o.live.known():
+			markLiveBusy(j, o.gen, snap.at)
+		case o.live.absent:
+			markNotBusy(j, o.gen, snap.at, e.t.StopGrace)
+		default:
+			markUncertain(j, o.gen, o.live.err, now)
+		}
+	}
+	st.ReapDeadOwners(owner.Alive, now)
+	for _, o := range orphans {
+		l := st.Leases[o.taskID]
+		if l == nil || l.Token != o.token || l.State != store.LeaseOrphaned || !o.found {
+			continue
+		}
+		// The host holds the revive's own message: the prompt was
+		// admitted, so the new run is registered as a late acceptance.
+		op := st.Ops[l.OpID]
+		if j := st.Jobs[o.taskID]; j != nil && j.Generation == l.Generation {
+			relaunch(st, j, o.baseline, now)
+		}
+		if op != nil {
+			op.Phase, op.Outcome, op.SettledAt = store.PhaseSettled, store.OutcomeAccepted, now
+			op.Error = "admitted (its message was found in the transcript after its owner exited)"
+		}
+		delete(st.Leases, o.taskID)
+	}
+	for _, l := range st.Leases {
+		if l.State != store.LeaseOrphaned || l.Kind != store.LeaseCancellation {
+			continue
+		}
+		// An orphaned cancel is resolved by a valid map showing the
+		// session idle: the cancel is then committed as verified.
+		if ob := snap.observe(l.TaskID); ob.absent {
+			if j := st.Jobs[l.TaskID]; j != nil && j.State == store.JobRunning {
+				markCancelled(j, l.Generation, "", now)
+			}
+			if op := st.Ops[l.OpID]; op != nil && !op.Phase.Final() {
+				op.Phase, op.Outcome, op.SettledAt = store.PhaseSettled, store.OutcomeAccepted, now
+			}
+			delete(st.Leases, l.TaskID)
+		}
+	}
+	st.PruneOps(now, 24*time.Hour)
+}
+
+// reconcile runs one bounded pass for the parent (or one of its jobs)
+// from snap and commits it.
+func (e *engine) reconcile(ctx context.Context, parent, only string, snap snapshot) error {
+	obs, orphans, err := e.observe(ctx, parent, only, snap)
+	if err != nil {
+		return err
+	}
+	return e.update(func(st *store.State) error {
+		e.apply(st, obs, orphans, snap)
+		return nil
+	})
+}
+
+func isNotFound(err error) bool {
+	oe, ok := opencode.AsError(err)
+	return ok && oe.Kind == opencode.NotFound
+}

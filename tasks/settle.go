@@ -1,0 +1,269 @@
+package tasks
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	"github.com/slimgate/slim/tasks/internal/opencode"
+	"github.com/slimgate/slim/tasks/internal/store"
+)
+
+// settle is the settler's body for one op.
+func (e *engine) settle(ctx context.Context, o order, signal func()) error {
+	op, refusal, err := e.takeOver(o)
+	if err != nil || refusal != "" {
+		return err
+	}
+	sctx, cancel := context.WithTimeout(ctx, e.t.SafetyCap)
+	defer cancel()
+	switch op.Kind {
+	case store.OpMessage:
+		return e.settleMessage(sctx, o, op)
+	case store.OpAbort:
+		return e.settleAbort(sctx, o, op)
+	case store.OpReviveAdmission:
+		return e.settleAdmission(sctx, o, op, signal)
+	}
+	return internalErr(fmt.Errorf("kind %s", op.Kind), "the settler cannot send op %s", op.ID)
+}
+
+// takeOver is the settler's first transaction: take the op from the
+// tool call, check the records the send depends on, and mark the op
+// sent, all at once (the send rule). When a check fails the op is
+// rejected as not sent, its lease released, and the refusal recorded as
+// the op's error for the tool call to report.
+func (e *engine) takeOver(o order) (op store.Op, refusal string, err error) {
+	err = e.update(func(st *store.State) error {
+		if err := st.HandOffOp(o.OpID, o.Foreground, e.self); err != nil {
+			return err
+		}
+		p := st.Ops[o.OpID]
+		now := e.now()
+		if refusal = sendCheck(st, p, o); refusal != "" {
+			p.Phase, p.Outcome, p.SettledAt, p.Error = store.PhaseRejected, store.OutcomeNotSent, now, refusal
+			if l := st.Leases[p.TaskID]; l != nil && l.Token == p.LeaseToken {
+				delete(st.Leases, p.TaskID)
+			}
+			op = *p
+			return nil
+		}
+		sent, err := st.MarkSent(o.OpID, e.self, now)
+		if err != nil {
+			return err
+		}
+		op = *sent
+		return nil
+	})
+	return op, refusal, err
+}
+
+// sendCheck is the last check before a send, made in the transaction
+// that marks the op sent. It returns the refusal, or "".
+func sendCheck(st *store.State, op *store.Op, o order) string {
+	j := st.Jobs[op.TaskID]
+	verb := map[store.OpKind]string{store.OpMessage: "message", store.OpAbort: "cancel", store.OpReviveAdmission: "revive"}[op.Kind]
+	switch {
+	case j == nil:
+		return fmt.Sprintf("Task %s is no longer tracked; refusing stale %s", o.Name, verb)
+	case j.Generation != op.Generation:
+		return fmt.Sprintf("Task %s run generation changed; refusing stale %s", o.Name, verb)
+	}
+	switch op.Kind {
+	case store.OpMessage:
+		if j.CancellationRequested {
+			return fmt.Sprintf("Task %s cannot queue a message: cancellation was requested", o.Name)
+		}
+		if j.State != store.JobRunning {
+			return fmt.Sprintf("Task %s cannot queue a message: board state is %s, not running", o.Name, j.State)
+		}
+	case store.OpAbort:
+		if j.State != store.JobRunning {
+			return fmt.Sprintf("stale/uncertain cancellation: task is %s, not running", j.State)
+		}
+	case store.OpReviveAdmission:
+		if !retainedTerminal(j) || !j.LastLiveBusyAt.Equal(o.LastLiveBusyAt) || st.DeletionEpochs[j.TaskID] != o.Epoch {
+			return fmt.Sprintf("Task %s became active again (%s) before the revive prompt was sent; the prompt was NOT sent and no duplicate was launched. Use task_status to inspect it.", o.Name, j.State)
+		}
+	}
+	return ""
+}
+
+// outcomeOf classifies a send's error for the journal.
+func outcomeOf(err error) (store.Phase, store.Outcome) {
+	switch {
+	case err == nil:
+		return store.PhaseSettled, store.OutcomeAccepted
+	case opencode.Authoritative(err):
+		return store.PhaseRejected, store.OutcomeRejected4xx
+	}
+	if oe, ok := opencode.AsError(err); ok && oe.Code == "server_error" {
+		return store.PhaseSettled, store.OutcomeFailed5xx
+	}
+	return store.PhaseSettled, store.OutcomeTransport
+}
+
+// finish records an op's outcome and releases its lease when the holder
+// is still the op's.
+func finish(st *store.State, opID string, phase store.Phase, outcome store.Outcome, msg string, now time.Time, release bool) {
+	p := st.Ops[opID]
+	if p == nil {
+		return
+	}
+	p.Phase, p.Outcome, p.Error = phase, outcome, msg
+	if phase.Final() {
+		p.SettledAt = now
+	}
+	if release {
+		if l := st.Leases[p.TaskID]; l != nil && l.Token == p.LeaseToken {
+			delete(st.Leases, p.TaskID)
+		}
+	}
+}
+
+func (e *engine) settleMessage(ctx context.Context, o order, op store.Op) error {
+	err := e.host.SendMessage(ctx, op.TaskID, *o.Prompt)
+	phase, outcome := outcomeOf(err)
+	msg := ""
+	if err != nil {
+		msg = "Task message transport failed: " + err.Error()
+	}
+	return e.update(func(st *store.State) error {
+		finish(st, op.ID, phase, outcome, msg, e.now(), true)
+		return nil
+	})
+}
+
+// settleAbort sends the abort. A confirmed abort hands the lease back to
+// the tool call while it still waits (it verifies the stop and commits
+// the cancel); once the tool call has answered, the lease is released
+// and the job stays running and uncertain: nothing cancels it without
+// the verification.
+func (e *engine) settleAbort(ctx context.Context, o order, op store.Op) error {
+	ok, err := e.host.Abort(ctx, op.TaskID)
+	return e.update(func(st *store.State) error {
+		now := e.now()
+		p := st.Ops[op.ID]
+		if p == nil {
+			return nil
+		}
+		switch {
+		case err == nil && ok:
+			if !p.CallerAnswered {
+				finish(st, op.ID, store.PhaseSettled, store.OutcomeAccepted, "", now, false)
+				if l := st.Leases[p.TaskID]; l != nil && l.Token == p.LeaseToken {
+					l.Owner = o.Foreground
+				}
+				return nil
+			}
+			finish(st, op.ID, store.PhaseSettled, store.OutcomeAccepted, "the abort settled after the caller's deadline", now, true)
+		case err == nil:
+			finish(st, op.ID, store.PhaseRejected, store.OutcomeRejected4xx, "Session abort was not confirmed: "+op.TaskID, now, true)
+		default:
+			phase, outcome := outcomeOf(err)
+			finish(st, op.ID, phase, outcome, err.Error(), now, true)
+		}
+		return nil
+	})
+}
+
+// settleAdmission sends a revive's prompt and registers the new run when
+// the host accepts it, however late. An acceptance whose job was deleted
+// meanwhile is compensated: one abort, then a check that the session is
+// quiet, and only then is the lease released.
+func (e *engine) settleAdmission(ctx context.Context, o order, op store.Op, signal func()) error {
+	sentAt := op.SentAt
+	err := e.host.PromptAsync(ctx, op.TaskID, *o.Prompt)
+	if err != nil && !opencode.Authoritative(err) {
+		// The outcome is unknown: the host's transcript decides. Its
+		// own message there proves the prompt was admitted.
+		rctx, cancel := e.readCtx(ctx)
+		msgs, rerr := e.host.Messages(rctx, op.TaskID, 0)
+		cancel()
+		if rerr == nil && opencode.HasID(msgs, op.ClientMessageID) {
+			err = nil
+		}
+	}
+	compensate := false
+	uerr := e.update(func(st *store.State) error {
+		now := e.now()
+		if err != nil {
+			phase, outcome := outcomeOf(err)
+			finish(st, op.ID, phase, outcome, fmt.Sprintf("Task %s revive failed: %v", o.Name, err), now, true)
+			return nil
+		}
+		l := st.Leases[op.TaskID]
+		valid := l != nil && l.Token == op.LeaseToken && l.State == store.LeaseHeld
+		j := st.Jobs[op.TaskID]
+		switch {
+		case j == nil && valid:
+			finish(st, op.ID, store.PhaseAccepted, store.OutcomeAccepted, "", now, false)
+			finish(st, op.ID, store.PhaseCompensating, store.OutcomeAccepted, "admission accepted but invalidated by loss of the record; compensation initiated", now, false)
+			compensate = true
+		case j != nil && valid && j.Generation == op.Generation:
+			relaunch(st, j, o.Baseline, sentAt)
+			p := st.Ops[op.ID]
+			p.Generation = j.Generation
+			finish(st, op.ID, store.PhaseSettled, store.OutcomeAccepted, "", now, true)
+		default:
+			// The lease was broken or replaced: the successor's records
+			// are not this settler's to change.
+			finish(st, op.ID, store.PhaseSettled, store.OutcomeAccepted, "admitted after the lease was lost; nothing registered", now, false)
+		}
+		return nil
+	})
+	if uerr != nil || !compensate {
+		return uerr
+	}
+	signal()
+	return e.compensate(ctx, op)
+}
+
+// compensate aborts an admitted prompt whose job was deleted, with no
+// local deadline, then reads the live map once: quiet releases the
+// lease; anything else quarantines it for an operator.
+func (e *engine) compensate(ctx context.Context, op store.Op) error {
+	owned := func(st *store.State) bool {
+		l := st.Leases[op.TaskID]
+		return l != nil && l.Token == op.LeaseToken && l.State == store.LeaseHeld && st.Jobs[op.TaskID] == nil
+	}
+	ok, aerr := e.host.Abort(ctx, op.TaskID)
+	why := ""
+	switch {
+	case aerr != nil:
+		why = "the abort failed: " + aerr.Error()
+	case !ok:
+		why = "the abort was not confirmed"
+	default:
+		vctx, cancel := context.WithTimeout(ctx, e.t.Verify)
+		m, err := e.host.Status(vctx)
+		cancel()
+		switch {
+		case err != nil:
+			why = "the status read failed: " + err.Error()
+		default:
+			if ob := m.Observe(op.TaskID); !ob.Absent {
+				why = "the session is not quiet"
+				if ob.Known {
+					why = "the session is " + string(ob.Live)
+				} else if ob.Err != "" {
+					why = ob.Err
+				}
+			}
+		}
+	}
+	return e.update(func(st *store.State) error {
+		if !owned(st) {
+			return nil
+		}
+		now := e.now()
+		if why == "" {
+			finish(st, op.ID, store.PhaseSettled, store.OutcomeAccepted, "compensated: aborted and verified quiet", now, true)
+			return nil
+		}
+		finish(st, op.ID, store.PhaseQuarantined, store.OutcomeAccepted, "compensation unconfirmed: "+why, now, false)
+		l := st.Leases[op.TaskID]
+		l.State, l.Note = store.LeaseQuarantined, "compensation unconfirmed: "+why+"; only `slim tasks lease break --task "+op.TaskID+"` releases it"
+		return nil
+	})
+}

@@ -1,0 +1,193 @@
+package tasks
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"io"
+	"os"
+	"os/exec"
+	"time"
+
+	"github.com/slimgate/slim/tasks/internal/opencode"
+	"github.com/slimgate/slim/tasks/internal/owner"
+	"github.com/slimgate/slim/tasks/internal/store"
+)
+
+// A remote write that holds a lease is sent by a detached settler
+// process, never by the tool call itself: the lease must stay owned
+// until the write settles, and the tool call has to answer the model by
+// its deadline. The tool call journals the op and takes the lease
+// (prepared, owned by itself), starts `slim tasks _settle` with the
+// order on its stdin and the write end of a pipe as its fd 3, and waits
+// for that pipe or its deadline, whichever comes first. The settler
+// takes the op over (compare-and-set on the owner), checks the records
+// again and marks the op sent in one transaction, sends without a local
+// deadline, commits the outcome and its follow-ups, and closes the pipe.
+//
+// A crash anywhere leaves evidence: a prepared op of a dead owner proves
+// nothing was sent (its lease is released by the next caller); an op
+// marked sent of a dead owner may have been admitted (its lease is
+// orphaned and only evidence or an operator resolves it).
+
+// order is what the settler is told on stdin.
+type order struct {
+	Scope      scope          `json:"scope"`
+	OpID       string         `json:"opID"`
+	Foreground owner.Identity `json:"foreground"`
+	// Name is the task as the model named it, for messages.
+	Name   string           `json:"name"`
+	Prompt *opencode.Prompt `json:"prompt,omitempty"`
+	// What a revive saw before it asked for the send: the baseline
+	// message, the last busy time and the deletion epoch, which must be
+	// unchanged when the prompt is sent.
+	Baseline       string    `json:"baseline,omitempty"`
+	LastLiveBusyAt time.Time `json:"lastLiveBusyAt,omitzero"`
+	Epoch          int64     `json:"epoch,omitempty"`
+}
+
+// maxOrderBytes bounds the order a settler reads.
+const maxOrderBytes = MaxRequestBytes + 64<<10
+
+// settlerHandle is a started settler: done is closed when it closed its
+// end of the pipe (it exited or finished).
+type settlerHandle struct {
+	done chan struct{}
+}
+
+// spawnSettler starts the settler of op o, detached in its own session so
+// that killing the tool call (the host's abort) does not kill it.
+func (e *engine) spawnSettler(o order) (*settlerHandle, error) {
+	data, err := json.Marshal(o)
+	if err != nil {
+		return nil, internalErr(err, "cannot encode the settler's order")
+	}
+	r, w, err := os.Pipe()
+	if err != nil {
+		return nil, internalErr(err, "cannot make the settler's pipe")
+	}
+	path, args := e.cfg.settler()
+	cmd := &exec.Cmd{Path: path, Args: append(append([]string(nil), args...), o.OpID)}
+	in, err := cmd.StdinPipe()
+	if err != nil {
+		r.Close()
+		w.Close()
+		return nil, internalErr(err, "cannot make the settler's stdin")
+	}
+	cmd.ExtraFiles = []*os.File{w}
+	detach(cmd)
+	if err := cmd.Start(); err != nil {
+		r.Close()
+		w.Close()
+		return nil, internalErr(err, "cannot start the settler %s", path)
+	}
+	w.Close()
+	go func() {
+		in.Write(data)
+		in.Close()
+	}()
+	h := &settlerHandle{done: make(chan struct{})}
+	go func() {
+		io.Copy(io.Discard, r)
+		r.Close()
+		close(h.done)
+	}()
+	go cmd.Wait()
+	return h, nil
+}
+
+// awaitOp waits for the settler of opID or the deadline d. When the
+// deadline comes first and the op is still unsettled, the caller's
+// timeout answer is committed (CallerAnswered) and timedOut is true;
+// from then on the caller's answer is the timeout, whatever the settler
+// later records. The op is returned as it stood at that moment.
+func (e *engine) awaitOp(h *settlerHandle, opID string, d time.Duration) (op store.Op, timedOut bool, err error) {
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-h.done:
+	case <-t.C:
+		err = e.update(func(st *store.State) error {
+			p := st.Ops[opID]
+			if p == nil {
+				return internalErr(errors.New("op missing"), "the journal lost op %s", opID)
+			}
+			if !settledForCaller(p) {
+				p.CallerAnswered, timedOut = true, true
+			}
+			op = *p
+			return nil
+		})
+		return op, timedOut, err
+	}
+	err = e.view(func(st *store.State) error {
+		p := st.Ops[opID]
+		if p == nil {
+			return internalErr(errors.New("op missing"), "the journal lost op %s", opID)
+		}
+		op = *p
+		return nil
+	})
+	if err != nil {
+		return op, false, err
+	}
+	if op.Phase == store.PhasePrepared && op.Owner.Same(e.self) {
+		// The settler exited without taking the op over: nothing was
+		// sent. The op and its lease are this process's to release.
+		err = e.update(func(st *store.State) error {
+			p := st.Ops[opID]
+			if p != nil && p.Phase == store.PhasePrepared && p.Owner.Same(e.self) {
+				p.Phase, p.Outcome, p.SettledAt = store.PhaseRejected, store.OutcomeNotSent, e.now()
+				p.Error = "the settler exited before sending"
+				if l := st.Leases[p.TaskID]; l != nil && l.Token == p.LeaseToken {
+					delete(st.Leases, p.TaskID)
+				}
+			}
+			if p != nil {
+				op = *p
+			}
+			return nil
+		})
+	}
+	return op, false, err
+}
+
+// settledForCaller reports whether the settler has recorded what the
+// caller is waiting for.
+func settledForCaller(op *store.Op) bool {
+	switch op.Phase {
+	case store.PhaseRejected, store.PhaseSettled, store.PhaseAccepted, store.PhaseCompensating, store.PhaseQuarantined:
+		return true
+	}
+	return false
+}
+
+// Settle runs the settler of one op: it reads its order from stdin and
+// signals the tool call by closing fd 3 (given as done) once the outcome
+// the caller waits for is committed.
+func Settle(ctx context.Context, cfg Config, opID string, stdin io.Reader, done io.WriteCloser) error {
+	data, err := io.ReadAll(io.LimitReader(stdin, maxOrderBytes))
+	if err != nil {
+		return internalErr(err, "settler: cannot read the order")
+	}
+	var o order
+	if err := json.Unmarshal(data, &o); err != nil {
+		return usageErr("settler: the order does not decode: %v", err)
+	}
+	if o.OpID != opID {
+		return usageErr("settler: the order is for op %s, not %s", o.OpID, opID)
+	}
+	e, err := open(cfg, o.Scope)
+	if err != nil {
+		return err
+	}
+	signal := func() {
+		if done != nil {
+			done.Write([]byte{1})
+			done.Close()
+			done = nil
+		}
+	}
+	defer signal()
+	return e.settle(ctx, o, signal)
+}
