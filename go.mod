@@ -26,7 +26,6 @@ require (
 	github.com/andybalholm/cascadia v1.3.4 // indirect
 	github.com/bits-and-blooms/bitset v1.20.0 // indirect
 	github.com/cloudflare/circl v1.6.3 // indirect
-	github.com/cpuguy83/go-md2man/v2 v2.0.7 // indirect
 	github.com/cyphar/filepath-securejoin v0.6.1 // indirect
 	github.com/emirpasic/gods v1.18.1 // indirect
 	github.com/go-git/gcfg v1.5.1-0.20230307220236-3a3c6141e376 // indirect
@@ -40,7 +39,6 @@ require (
 	github.com/mattn/go-colorable v0.1.14 // indirect
 	github.com/mattn/go-isatty v0.0.22 // indirect
 	github.com/pjbgf/sha1cd v0.7.0 // indirect
-	github.com/russross/blackfriday/v2 v2.1.0 // indirect
 	github.com/sergi/go-diff v1.4.0 // indirect
 	github.com/skeema/knownhosts v1.3.1 // indirect
 	github.com/xanzy/ssh-agent v0.3.3 // indirect
@@ -56,3 +54,8 @@ replace (
 	codeberg.org/readeck/go-readability/v2 => ./third_party/go-readability
 	github.com/go-shiori/dom => ./third_party/dom
 )
+
+// The CLI library without its man page and markdown generator, which
+// would link blackfriday into every build (third_party/vendor-cli.sh says
+// why and re-creates it).
+replace github.com/urfave/cli/v2 => ./third_party/urfave-cli

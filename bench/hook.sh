@@ -1,8 +1,7 @@
 #!/usr/bin/env bash
-# Hook start-up benchmark. Builds slim as it ships (CGO_ENABLED=0, tag
-# urfave_cli_no_docs) and the bare reference binary (prints one line), then
-# runs them interleaved RUNS times each (default 41) and prints medians and
-# ratios:
+# Hook start-up benchmark. Builds slim as it ships (CGO_ENABLED=0) and the
+# bare reference binary (prints one line), then runs them interleaved RUNS
+# times each (default 41) and prints medians and ratios:
 #   (a) `slim hook before` for a tool no guard touches (the exempt `task`)
 #       against one bare run; goal <= 1.5x;
 #   (b) a before+after pair for `read` in a session that already holds 1,000

@@ -11,7 +11,7 @@
 source "$(dirname "$0")/lib.sh"
 
 echo "== go test -bench ${BENCH:-BenchmarkProcess} -count ${COUNT:-5}"
-go test -tags urfave_cli_no_docs -run '^$' -bench "${BENCH:-BenchmarkProcess}" \
+go test -run '^$' -bench "${BENCH:-BenchmarkProcess}" \
 	-count "${COUNT:-5}" -benchmem ./rescue/ >"$out/bench.txt"
 grep -E '^(goos|goarch|cpu):' "$out/bench.txt" || true
 
