@@ -11,8 +11,9 @@
 # by the builds that remember it; without the file, every build of slim
 # (go build, go install, go test, an editor's) links neither module. The
 # patch moves the package's remaining start-up work (a regular expression,
-# two formatted strings) to first use. The copy behaves as the released
-# module built with the tag.
+# the slice flags' time-stamped prefix and an error value built with
+# fmt.Sprintf) to first use. The copy behaves as the released module built
+# with the tag.
 #
 # Usage: third_party/vendor-cli.sh   (from anywhere in the repository)
 set -euo pipefail

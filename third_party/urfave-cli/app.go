@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"sort"
 	"strings"
+	"sync"
 	"time"
 )
 
@@ -16,11 +17,14 @@ const suggestDidYouMeanTemplate = "Did you mean %q?"
 
 var (
 	changeLogURL            = "https://github.com/urfave/cli/blob/main/docs/CHANGELOG.md"
-	appActionDeprecationURL = fmt.Sprintf("%s#deprecated-cli-app-action-signature", changeLogURL)
+	appActionDeprecationURL = changeLogURL + "#deprecated-cli-app-action-signature"
 	contactSysadmin         = "This is an error in the application.  Please contact the distributor of this application if this is not you."
-	errInvalidActionType    = NewExitError("ERROR invalid Action type. "+
-		fmt.Sprintf("Must be `func(*Context`)` or `func(*Context) error).  %s", contactSysadmin)+
-		fmt.Sprintf("See %s", appActionDeprecationURL), 2)
+	// errInvalidActionType is made on first use, not at start-up.
+	errInvalidActionType = sync.OnceValue(func() error {
+		return NewExitError("ERROR invalid Action type. "+
+			fmt.Sprintf("Must be `func(*Context`)` or `func(*Context) error).  %s", contactSysadmin)+
+			fmt.Sprintf("See %s", appActionDeprecationURL), 2)
+	})
 	ignoreFlagPrefix = "test." // this is to ignore test flags when adding flags from other packages
 
 	SuggestFlag               SuggestFlagFunc    = nil // initialized in suggestions.go unless built with urfave_cli_no_suggest
@@ -520,7 +524,7 @@ func HandleAction(action interface{}, cCtx *Context) (err error) {
 		return nil
 	}
 
-	return errInvalidActionType
+	return errInvalidActionType()
 }
 
 func checkStringSliceIncludes(want string, sSlice []string) bool {

@@ -9,6 +9,7 @@ import (
 	"regexp"
 	"runtime"
 	"strings"
+	"sync"
 	"syscall"
 	"time"
 )
@@ -20,10 +21,11 @@ const (
 	disableSliceFlagSeparator = false
 )
 
+// slPfx and commaWhitespace are made on first use, not at start-up.
 var (
-	slPfx = fmt.Sprintf("sl:::%d:::", time.Now().UTC().UnixNano())
+	slPfx = sync.OnceValue(func() string { return fmt.Sprintf("sl:::%d:::", time.Now().UTC().UnixNano()) })
 
-	commaWhitespace = regexp.MustCompile("[, ]+.*")
+	commaWhitespace = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile("[, ]+.*") })
 )
 
 // BashCompletionFlag enables bash-completion for all commands and subcommands
@@ -308,7 +310,7 @@ func FlagNames(name string, aliases []string) []string {
 		// Strip off anything after the first found comma or space, which
 		// *hopefully* makes it a tiny bit more obvious that unexpected behavior is
 		// caused by using the v1 form of stringly typed "Name".
-		ret = append(ret, commaWhitespace.ReplaceAllString(part, ""))
+		ret = append(ret, commaWhitespace().ReplaceAllString(part, ""))
 	}
 
 	return ret

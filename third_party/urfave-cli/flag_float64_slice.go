@@ -41,9 +41,9 @@ func (f *Float64Slice) Set(value string) error {
 		f.hasBeenSet = true
 	}
 
-	if strings.HasPrefix(value, slPfx) {
+	if strings.HasPrefix(value, slPfx()) {
 		// Deserializing assumes overwrite
-		_ = json.Unmarshal([]byte(strings.Replace(value, slPfx, "", 1)), &f.slice)
+		_ = json.Unmarshal([]byte(strings.Replace(value, slPfx(), "", 1)), &f.slice)
 		f.hasBeenSet = true
 		return nil
 	}
@@ -72,7 +72,7 @@ func (f *Float64Slice) String() string {
 // Serialize allows Float64Slice to fulfill Serializer
 func (f *Float64Slice) Serialize() string {
 	jsonBytes, _ := json.Marshal(f.slice)
-	return fmt.Sprintf("%s%s", slPfx, string(jsonBytes))
+	return fmt.Sprintf("%s%s", slPfx(), string(jsonBytes))
 }
 
 // Value returns the slice of float64s set by this flag

@@ -41,9 +41,9 @@ func (i *Int64Slice) Set(value string) error {
 		i.hasBeenSet = true
 	}
 
-	if strings.HasPrefix(value, slPfx) {
+	if strings.HasPrefix(value, slPfx()) {
 		// Deserializing assumes overwrite
-		_ = json.Unmarshal([]byte(strings.Replace(value, slPfx, "", 1)), &i.slice)
+		_ = json.Unmarshal([]byte(strings.Replace(value, slPfx(), "", 1)), &i.slice)
 		i.hasBeenSet = true
 		return nil
 	}
@@ -73,7 +73,7 @@ func (i *Int64Slice) String() string {
 // Serialize allows Int64Slice to fulfill Serializer
 func (i *Int64Slice) Serialize() string {
 	jsonBytes, _ := json.Marshal(i.slice)
-	return fmt.Sprintf("%s%s", slPfx, string(jsonBytes))
+	return fmt.Sprintf("%s%s", slPfx(), string(jsonBytes))
 }
 
 // Value returns the slice of ints set by this flag

@@ -52,9 +52,9 @@ func (i *IntSlice) Set(value string) error {
 		i.hasBeenSet = true
 	}
 
-	if strings.HasPrefix(value, slPfx) {
+	if strings.HasPrefix(value, slPfx()) {
 		// Deserializing assumes overwrite
-		_ = json.Unmarshal([]byte(strings.Replace(value, slPfx, "", 1)), &i.slice)
+		_ = json.Unmarshal([]byte(strings.Replace(value, slPfx(), "", 1)), &i.slice)
 		i.hasBeenSet = true
 		return nil
 	}
@@ -84,7 +84,7 @@ func (i *IntSlice) String() string {
 // Serialize allows IntSlice to fulfill Serializer
 func (i *IntSlice) Serialize() string {
 	jsonBytes, _ := json.Marshal(i.slice)
-	return fmt.Sprintf("%s%s", slPfx, string(jsonBytes))
+	return fmt.Sprintf("%s%s", slPfx(), string(jsonBytes))
 }
 
 // Value returns the slice of ints set by this flag

@@ -38,9 +38,9 @@ func (s *StringSlice) Set(value string) error {
 		s.hasBeenSet = true
 	}
 
-	if strings.HasPrefix(value, slPfx) {
+	if strings.HasPrefix(value, slPfx()) {
 		// Deserializing assumes overwrite
-		_ = json.Unmarshal([]byte(strings.Replace(value, slPfx, "", 1)), &s.slice)
+		_ = json.Unmarshal([]byte(strings.Replace(value, slPfx(), "", 1)), &s.slice)
 		s.hasBeenSet = true
 		return nil
 	}
@@ -67,7 +67,7 @@ func (s *StringSlice) String() string {
 // Serialize allows StringSlice to fulfill Serializer
 func (s *StringSlice) Serialize() string {
 	jsonBytes, _ := json.Marshal(s.slice)
-	return fmt.Sprintf("%s%s", slPfx, string(jsonBytes))
+	return fmt.Sprintf("%s%s", slPfx(), string(jsonBytes))
 }
 
 // Value returns the slice of strings set by this flag

@@ -37,9 +37,9 @@ func (i *Uint64Slice) Set(value string) error {
 		i.hasBeenSet = true
 	}
 
-	if strings.HasPrefix(value, slPfx) {
+	if strings.HasPrefix(value, slPfx()) {
 		// Deserializing assumes overwrite
-		_ = json.Unmarshal([]byte(strings.Replace(value, slPfx, "", 1)), &i.slice)
+		_ = json.Unmarshal([]byte(strings.Replace(value, slPfx(), "", 1)), &i.slice)
 		i.hasBeenSet = true
 		return nil
 	}
@@ -77,7 +77,7 @@ func (i *Uint64Slice) String() string {
 // Serialize allows Uint64Slice to fulfill Serializer
 func (i *Uint64Slice) Serialize() string {
 	jsonBytes, _ := json.Marshal(i.slice)
-	return fmt.Sprintf("%s%s", slPfx, string(jsonBytes))
+	return fmt.Sprintf("%s%s", slPfx(), string(jsonBytes))
 }
 
 // Value returns the slice of ints set by this flag

@@ -48,9 +48,9 @@ func (i *UintSlice) Set(value string) error {
 		i.hasBeenSet = true
 	}
 
-	if strings.HasPrefix(value, slPfx) {
+	if strings.HasPrefix(value, slPfx()) {
 		// Deserializing assumes overwrite
-		_ = json.Unmarshal([]byte(strings.Replace(value, slPfx, "", 1)), &i.slice)
+		_ = json.Unmarshal([]byte(strings.Replace(value, slPfx(), "", 1)), &i.slice)
 		i.hasBeenSet = true
 		return nil
 	}
@@ -88,7 +88,7 @@ func (i *UintSlice) String() string {
 // Serialize allows UintSlice to fulfill Serializer
 func (i *UintSlice) Serialize() string {
 	jsonBytes, _ := json.Marshal(i.slice)
-	return fmt.Sprintf("%s%s", slPfx, string(jsonBytes))
+	return fmt.Sprintf("%s%s", slPfx(), string(jsonBytes))
 }
 
 // Value returns the slice of ints set by this flag
