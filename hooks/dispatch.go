@@ -54,6 +54,10 @@ type Dispatcher struct {
 	// tools (deletions, status changes, idle parents, chat messages). Its
 	// error is logged and noted; the event still passes.
 	Tasks func(protocol.Host, protocol.EventInfo) error
+	// TaskOutput, when set, sees the arguments and output of every call of
+	// the host's own task tool, for the background task tools to track the
+	// subagent sessions it starts. Its error is logged and noted.
+	TaskOutput func(h protocol.Host, sessionID string, args, output any) error
 	// Outside is the policy for apply_patch targets outside the workspace:
 	// rescue.OutsideBlock (also when empty) or rescue.OutsidePassthrough.
 	// AllowNested lets targets in nested worktrees count as inside. No
@@ -291,20 +295,33 @@ func (d *Dispatcher) patchOptions(req *protocol.Request) rescue.Options {
 }
 
 func (d *Dispatcher) after(req *protocol.Request) protocol.Response {
+	var notes []string
+	if req.Tool == "task" && d.TaskOutput != nil {
+		// The host's own task tool launched (or ran) a subagent: the
+		// background task tools track it from its output.
+		if err := d.TaskOutput(req.Host, req.SessionID, req.Args, req.Output); err != nil {
+			d.Log.Warn().Err(err).Str("session", req.SessionID).Msg("background tasks did not record the task call")
+			notes = append(notes, "tasks: "+err.Error())
+		}
+	}
 	if d.Loop == nil {
-		return pass()
+		r := pass()
+		r.Notes = notes
+		return r
 	}
 	notice, err := d.Loop.After(loopTool(req), req.SessionID, req.CallID, req.Output)
 	if err != nil {
 		d.Log.Warn().Err(err).Str("session", req.SessionID).Msg("loop guard unavailable; passing")
 		r := pass()
-		r.Notes = []string{"loop guard: " + failOpenNote(err)}
+		r.Notes = append(notes, "loop guard: "+failOpenNote(err))
 		return r
 	}
 	if notice != "" {
-		return protocol.Response{V: protocol.Version, Action: protocol.Append, Append: notice, Notes: []string{"loop guard: repeated identical result"}}
+		return protocol.Response{V: protocol.Version, Action: protocol.Append, Append: notice, Notes: append(notes, "loop guard: repeated identical result")}
 	}
-	return pass()
+	r := pass()
+	r.Notes = notes
+	return r
 }
 
 func (d *Dispatcher) event(req *protocol.Request) protocol.Response {

@@ -122,6 +122,9 @@ func newDispatcher(e *env) *hooks.Dispatcher {
 		Log:         e.log,
 	}
 	d.Tasks = func(h protocol.Host, ev protocol.EventInfo) error { return observeTaskEvent(e, h, ev) }
+	d.TaskOutput = func(h protocol.Host, sid string, args, output any) error {
+		return observeNativeTask(e, h, sid, args, output)
+	}
 	if d.Outside != "" && d.Outside != "block" && d.Outside != "passthrough" {
 		e.log.Warn().Str("SLIM_OUTSIDE", d.Outside).Msg("unknown value; blocking")
 		d.Outside = "block"

@@ -372,3 +372,30 @@ func observeTaskEvent(e *env, h protocol.Host, ev protocol.EventInfo) error {
 	}
 	return tasks.ObserveTracked(context.Background(), cfg, tasks.HostScope{Directory: dir, ServerURL: server, Flavor: h.Generation}, tev)
 }
+
+// observeNativeTask hands one call of the host's own task tool to the
+// background task tools, which track the subagent session it started.
+func observeNativeTask(e *env, h protocol.Host, sessionID string, args, output any) error {
+	getenv := e.cfg.getenv
+	if getenv == nil {
+		getenv = os.Getenv
+	}
+	server := h.ServerURL
+	if server == "" {
+		server = getenv("SLIM_OPENCODE_URL")
+	}
+	text, ok := output.(string)
+	if !ok || h.Directory == "" || server == "" || sessionID == "" {
+		return nil
+	}
+	a, _ := args.(map[string]any)
+	str := func(k string) string { s, _ := a[k].(string); return s }
+	bg, _ := a["background"].(bool)
+	cfg, err := tasksConfig(getenv)
+	if err != nil {
+		return err
+	}
+	return tasks.ObserveNativeTask(context.Background(), cfg, tasks.HostScope{Directory: h.Directory, ServerURL: server, Flavor: h.Generation}, tasks.NativeTask{
+		Parent: sessionID, Agent: str("subagent_type"), Description: str("description"), Prompt: str("prompt"), Background: bg, Output: text,
+	})
+}
