@@ -96,7 +96,7 @@ func tokenPage(src string, base *url.URL) *Page {
 			// of tags.
 			name := rawTagName(z.Raw(), nameBuf[:0])
 			tag := internTag(name)
-			block := blockTags[string(name)]
+			block := isBlockTag(string(name))
 			start := tt != html.EndTagToken
 			if skip != "" {
 				if !start && tag != "" && tag == skip {

@@ -31,10 +31,16 @@ func parse(src string) *html.Node {
 	return doc
 }
 
-// voidElements never have an end tag or children.
-var voidElements = map[string]bool{
-	"area": true, "base": true, "br": true, "col": true, "embed": true, "hr": true, "img": true,
-	"input": true, "link": true, "meta": true, "source": true, "track": true, "wbr": true,
+// isVoidElement reports whether elements named name never have an end tag
+// or children. A switch, not a map, so the package has nothing to build at
+// start-up.
+func isVoidElement(name string) bool {
+	switch name {
+	case "area", "base", "br", "col", "embed", "hr", "img",
+		"input", "link", "meta", "source", "track", "wbr":
+		return true
+	}
+	return false
 }
 
 // flatten re-serializes src keeping at most limit elements open at once,
@@ -54,7 +60,7 @@ func flatten(src string, limit int) string {
 			return b.String()
 		case html.StartTagToken:
 			name, _ := z.TagName()
-			if voidElements[string(name)] {
+			if isVoidElement(string(name)) {
 				b.Write(z.Raw())
 				continue
 			}
@@ -115,7 +121,7 @@ func textOnly(src string) string {
 			default:
 				skipText = false
 			}
-			if blockTags[string(name)] || string(name) == "br" {
+			if isBlockTag(string(name)) || string(name) == "br" {
 				flush()
 			}
 		default:

@@ -6,14 +6,20 @@ import (
 	"golang.org/x/net/html"
 )
 
-// blockTags are the elements the text form sets apart with blank lines.
-var blockTags = map[string]bool{
-	"address": true, "article": true, "aside": true, "blockquote": true, "details": true,
-	"div": true, "dl": true, "dt": true, "dd": true, "fieldset": true, "figcaption": true,
-	"figure": true, "footer": true, "form": true, "h1": true, "h2": true, "h3": true, "h4": true,
-	"h5": true, "h6": true, "header": true, "hr": true, "li": true, "main": true, "nav": true,
-	"ol": true, "p": true, "pre": true, "section": true, "summary": true, "table": true,
-	"tbody": true, "td": true, "tfoot": true, "th": true, "thead": true, "tr": true, "ul": true,
+// isBlockTag reports whether the text form sets elements named name apart
+// with blank lines. A switch, not a map, so the package has nothing to
+// build at start-up.
+func isBlockTag(name string) bool {
+	switch name {
+	case "address", "article", "aside", "blockquote", "details",
+		"div", "dl", "dt", "dd", "fieldset", "figcaption",
+		"figure", "footer", "form", "h1", "h2", "h3", "h4",
+		"h5", "h6", "header", "hr", "li", "main", "nav",
+		"ol", "p", "pre", "section", "summary", "table",
+		"tbody", "td", "tfoot", "th", "thead", "tr", "ul":
+		return true
+	}
+	return false
 }
 
 // textWriter builds the text form. Line breaks are owed, not written, so
@@ -130,7 +136,7 @@ func renderText(n *html.Node) string {
 			}
 		}
 		gap := 0
-		if n.Type == html.ElementNode && blockTags[n.Data] {
+		if n.Type == html.ElementNode && isBlockTag(n.Data) {
 			gap = 2
 			if isElement(n, "ul", "ol") && isElement(n.Parent, "li") {
 				gap = 1 // a nested list continues its item's list

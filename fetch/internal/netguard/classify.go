@@ -16,7 +16,10 @@
 // explicit proxy rule.
 package netguard
 
-import "net/netip"
+import (
+	"net/netip"
+	"sync"
+)
 
 // Class is the kind of an IP address, as far as reaching it from a fetch is
 // concerned. The values are stable: they appear in messages and machines may
@@ -73,53 +76,60 @@ type classRange struct {
 	class  Class
 }
 
-// Ranges are checked in order, so a more specific range comes before the
-// range that contains it.
-var v4Ranges = []classRange{
-	{netip.MustParsePrefix("169.254.169.254/32"), Metadata},
-	{netip.MustParsePrefix("169.254.170.2/32"), Metadata},
-	{netip.MustParsePrefix("100.100.100.200/32"), Metadata},
-	{netip.MustParsePrefix("168.63.129.16/32"), Metadata},
-	{netip.MustParsePrefix("0.0.0.0/8"), Unspecified},
-	{netip.MustParsePrefix("10.0.0.0/8"), Private},
-	{netip.MustParsePrefix("100.64.0.0/10"), CGNAT},
-	{netip.MustParsePrefix("127.0.0.0/8"), Loopback},
-	{netip.MustParsePrefix("169.254.0.0/16"), LinkLocal},
-	{netip.MustParsePrefix("172.16.0.0/12"), Private},
-	{netip.MustParsePrefix("192.0.0.0/24"), Reserved},
-	{netip.MustParsePrefix("192.0.2.0/24"), Documentation},
-	{netip.MustParsePrefix("192.88.99.0/24"), Reserved},
-	{netip.MustParsePrefix("192.168.0.0/16"), Private},
-	{netip.MustParsePrefix("198.18.0.0/15"), Reserved},
-	{netip.MustParsePrefix("198.51.100.0/24"), Documentation},
-	{netip.MustParsePrefix("203.0.113.0/24"), Documentation},
-	{netip.MustParsePrefix("224.0.0.0/4"), Multicast},
-	{netip.MustParsePrefix("255.255.255.255/32"), Broadcast},
-	{netip.MustParsePrefix("240.0.0.0/4"), Reserved},
+// classRanges are the ranges Classify checks. Ranges are checked in order,
+// so a more specific range comes before the range that contains it.
+type classRanges struct {
+	v4, v6        []classRange
+	nat64, sixTo4 netip.Prefix
 }
 
-var v6Ranges = []classRange{
-	{netip.MustParsePrefix("fd00:ec2::254/128"), Metadata},
-	{netip.MustParsePrefix("fd20:ce::254/128"), Metadata},
-	{netip.MustParsePrefix("::/128"), Unspecified},
-	{netip.MustParsePrefix("::1/128"), Loopback},
-	{netip.MustParsePrefix("64:ff9b:1::/48"), Reserved},
-	{netip.MustParsePrefix("100::/64"), Reserved},
-	{netip.MustParsePrefix("2001:db8::/32"), Documentation},
-	{netip.MustParsePrefix("2001::/23"), Reserved},
-	{netip.MustParsePrefix("3fff::/20"), Documentation},
-	{netip.MustParsePrefix("5f00::/16"), Reserved},
-	{netip.MustParsePrefix("2000::/3"), Public},
-	{netip.MustParsePrefix("fc00::/7"), ULA},
-	{netip.MustParsePrefix("fe80::/10"), LinkLocal},
-	{netip.MustParsePrefix("fec0::/10"), Private},
-	{netip.MustParsePrefix("ff00::/8"), Multicast},
-}
-
-var (
-	nat64  = netip.MustParsePrefix("64:ff9b::/96")
-	sixTo4 = netip.MustParsePrefix("2002::/16")
-)
+// ranges parses the ranges on first use: every slim command links this
+// package, and only a fetch needs them.
+var ranges = sync.OnceValue(func() classRanges {
+	return classRanges{
+		v4: []classRange{
+			{netip.MustParsePrefix("169.254.169.254/32"), Metadata},
+			{netip.MustParsePrefix("169.254.170.2/32"), Metadata},
+			{netip.MustParsePrefix("100.100.100.200/32"), Metadata},
+			{netip.MustParsePrefix("168.63.129.16/32"), Metadata},
+			{netip.MustParsePrefix("0.0.0.0/8"), Unspecified},
+			{netip.MustParsePrefix("10.0.0.0/8"), Private},
+			{netip.MustParsePrefix("100.64.0.0/10"), CGNAT},
+			{netip.MustParsePrefix("127.0.0.0/8"), Loopback},
+			{netip.MustParsePrefix("169.254.0.0/16"), LinkLocal},
+			{netip.MustParsePrefix("172.16.0.0/12"), Private},
+			{netip.MustParsePrefix("192.0.0.0/24"), Reserved},
+			{netip.MustParsePrefix("192.0.2.0/24"), Documentation},
+			{netip.MustParsePrefix("192.88.99.0/24"), Reserved},
+			{netip.MustParsePrefix("192.168.0.0/16"), Private},
+			{netip.MustParsePrefix("198.18.0.0/15"), Reserved},
+			{netip.MustParsePrefix("198.51.100.0/24"), Documentation},
+			{netip.MustParsePrefix("203.0.113.0/24"), Documentation},
+			{netip.MustParsePrefix("224.0.0.0/4"), Multicast},
+			{netip.MustParsePrefix("255.255.255.255/32"), Broadcast},
+			{netip.MustParsePrefix("240.0.0.0/4"), Reserved},
+		},
+		v6: []classRange{
+			{netip.MustParsePrefix("fd00:ec2::254/128"), Metadata},
+			{netip.MustParsePrefix("fd20:ce::254/128"), Metadata},
+			{netip.MustParsePrefix("::/128"), Unspecified},
+			{netip.MustParsePrefix("::1/128"), Loopback},
+			{netip.MustParsePrefix("64:ff9b:1::/48"), Reserved},
+			{netip.MustParsePrefix("100::/64"), Reserved},
+			{netip.MustParsePrefix("2001:db8::/32"), Documentation},
+			{netip.MustParsePrefix("2001::/23"), Reserved},
+			{netip.MustParsePrefix("3fff::/20"), Documentation},
+			{netip.MustParsePrefix("5f00::/16"), Reserved},
+			{netip.MustParsePrefix("2000::/3"), Public},
+			{netip.MustParsePrefix("fc00::/7"), ULA},
+			{netip.MustParsePrefix("fe80::/10"), LinkLocal},
+			{netip.MustParsePrefix("fec0::/10"), Private},
+			{netip.MustParsePrefix("ff00::/8"), Multicast},
+		},
+		nat64:  netip.MustParsePrefix("64:ff9b::/96"),
+		sixTo4: netip.MustParsePrefix("2002::/16"),
+	}
+})
 
 // Classify returns the class of ip. An IPv4-mapped IPv6 address
 // (::ffff:10.0.0.1) is the IPv4 address it carries, and so is the IPv4
@@ -135,13 +145,14 @@ func Classify(ip netip.Addr) Class {
 		return classify4(ip)
 	}
 	b := ip.As16()
+	t := ranges()
 	switch {
-	case nat64.Contains(ip):
+	case t.nat64.Contains(ip):
 		return classify4(netip.AddrFrom4([4]byte(b[12:16])))
-	case sixTo4.Contains(ip):
+	case t.sixTo4.Contains(ip):
 		return classify4(netip.AddrFrom4([4]byte(b[2:6])))
 	}
-	for _, r := range v6Ranges {
+	for _, r := range t.v6 {
 		if r.prefix.Contains(ip) {
 			return r.class
 		}
@@ -150,7 +161,7 @@ func Classify(ip netip.Addr) Class {
 }
 
 func classify4(ip netip.Addr) Class {
-	for _, r := range v4Ranges {
+	for _, r := range ranges().v4 {
 		if r.prefix.Contains(ip) {
 			return r.class
 		}
