@@ -35,7 +35,7 @@ func versionCommand(e *env) *cli.Command {
 					// Languages are the values `slim search ast --lang`
 					// takes, for the plugin's tool schemas.
 					Languages []string `json:"languages"`
-				}{version, commit, protocol.Version, runtime.Version(), []string{"search", "fetch"}, astgrep.Languages})
+				}{version, commit, protocol.Version, runtime.Version(), []string{"search", "fetch", "tasks"}, astgrep.Languages})
 			}
 			_, err := fmt.Fprintf(e.stdout, "slim %s (commit %s, protocol %d, %s)\n", version, commit, protocol.Version, runtime.Version())
 			return err

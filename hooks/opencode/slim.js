@@ -448,6 +448,116 @@ function fetchLimitMs(args, plan) {
   return Math.ceil(s * 1000) + FETCH_MARGIN_MS + (prompt ? FETCH_PROMPT_MARGIN_MS : 0);
 }
 
+// externalUserMessage reports whether a chat message came from the user:
+// a user message with at least one part the user wrote (text, a file or an
+// image, not synthetic) and no part slim or another plugin injected.
+function externalUserMessage(output) {
+  if (!output || !Array.isArray(output.parts) || output.parts.length === 0) return false;
+  const role = isPlainObject(output.message) ? output.message.role : undefined;
+  if (role !== undefined && role !== "user") return false;
+  let real = false;
+  for (const part of output.parts) {
+    if (!isPlainObject(part)) continue;
+    const meta = isPlainObject(part.metadata) ? part.metadata : {};
+    const nested = isPlainObject(meta["oh-my-opencode-slim"]) ? meta["oh-my-opencode-slim"] : {};
+    if (meta["oh-my-opencode-slim.internalInitiator"] === true || nested.internalInitiator === true || meta.compaction_continue === true) return false;
+    if (part.synthetic === true) continue;
+    if ((part.type === "text" && typeof part.text === "string" && part.text.trim() !== "") || part.type === "file" || part.type === "image") real = true;
+  }
+  return real;
+}
+
+// ---- the background task tools ----
+
+// The tools slim gives the orchestrator over background tasks (the host's
+// own task tool starts them; slim tracks them from its output). Each runs
+// `slim tasks CMD` with one JSON request on stdin; slim's answer is the
+// text the model reads, and a refusal is thrown with slim's message.
+const TASK_ID_ARG = { type: "string", description: "The task ID (ses_...) or its alias (exp-1, fix-2, ...)" };
+const TASK_TOOLS = {
+  task_status: {
+    cmd: "status",
+    limitMs: 30000,
+    description:
+      "Show a background task's live state: busy, retry or idle at the host (or the board's state marked unconfirmed " +
+      "when the host cannot confirm it), its agent, when it last showed activity and whether it may be stuck. It never " +
+      "waits and never changes the task.",
+    args: { task_id: TASK_ID_ARG },
+    required: ["task_id"],
+  },
+  task_result: {
+    cmd: "result",
+    limitMs: 30000,
+    description:
+      "Read the final answer of a finished background task. A task still running is reported as running (wait for it); " +
+      "a failed or cancelled one is an error that says so. It never prompts the task.",
+    args: { task_id: TASK_ID_ARG },
+    required: ["task_id"],
+  },
+  task_message: {
+    cmd: "message",
+    limitMs: 30000,
+    description:
+      "Queue a short note (at most 500 characters) for a running background task without interrupting or restarting it; " +
+      "it reads the note when it next looks at its messages.",
+    args: { task_id: TASK_ID_ARG, message: { type: "string", description: "The note, 1-500 characters" } },
+    required: ["task_id", "message"],
+  },
+  task_cancel: {
+    cmd: "cancel",
+    limitMs: 60000,
+    description:
+      "Stop a running background task's current run and verify that it stayed stopped. The session is kept, so " +
+      "task_revive can resume it later; edits it made are not undone.",
+    args: { task_id: TASK_ID_ARG, reason: { type: "string", description: "Why, kept with the task (optional)" } },
+    required: ["task_id"],
+  },
+  task_revive: {
+    cmd: "revive",
+    limitMs: 90000,
+    description:
+      "Resume a finished, failed, cancelled or stopped background task in its own session with a new instruction (a " +
+      "running one is cancelled first). Do not launch a duplicate task instead.",
+    args: { task_id: TASK_ID_ARG, prompt: { type: "string", description: "The new instruction for the task" } },
+    required: ["task_id", "prompt"],
+  },
+  wait_for_user: {
+    cmd: "wait-for-user",
+    limitMs: 30000,
+    description:
+      "Call as your final action after you have given the user manual steps to carry out, to wait for them: nothing " +
+      "wakes you until the user writes again. Not for waiting on background tasks; for a quick choice ask a question instead.",
+    args: { reason: { type: "string", description: "What you are waiting for the user to do, 1-500 characters" } },
+    required: ["reason"],
+  },
+};
+
+// taskRequest is the request `slim tasks` reads: the model's arguments and
+// the call's place in the host, which never comes from the model.
+function taskRequest(args, tctx, pctx, pluginDir) {
+  const t = tctx || {};
+  const context = {
+    sessionID: typeof t.sessionID === "string" ? t.sessionID : "",
+    directory: (typeof t.directory === "string" && t.directory) || pluginDir || process.cwd(),
+  };
+  if (typeof t.agent === "string" && t.agent) context.agent = t.agent;
+  if (typeof t.callID === "string" && t.callID) context.callID = t.callID;
+  if (typeof t.messageID === "string" && t.messageID) context.messageID = t.messageID;
+  return { args: isPlainObject(args) ? args : {}, context, host: { serverUrl: pctx.serverUrl ? String(pctx.serverUrl) : "", flavor: "v1" } };
+}
+
+// taskAnswer turns one `slim tasks` run into the tool's text, or throws
+// the message the model should read.
+function taskAnswer(tool, result, limitMs) {
+  if (result.error) throw new Error(`${tool}: slim could not run: ${result.error.message || result.error}`);
+  if (result.timedOut) throw new Error(`${tool}: slim did not answer within ${Math.round(limitMs / 1000)} s and was stopped`);
+  if (result.code === 0) return result.stdout.replace(/\n$/, "");
+  const msg = result.stderr.trim().slice(0, 4000);
+  if (result.code === 1 && msg) throw new Error(msg);
+  const why = result.code === null ? `was stopped (${result.signal})` : `exited with ${result.code}`;
+  throw new Error(`${tool}: slim ${why}${msg ? ": " + msg : ""}`);
+}
+
 export const SlimPlugin = async (input) => {
   const ctx = input || {};
   const log = makeLogger(ctx.client);
@@ -660,11 +770,27 @@ export const SlimPlugin = async (input) => {
     },
   };
 
+  for (const [name, spec] of Object.entries(TASK_TOOLS)) {
+    tools[name] = {
+      description: spec.description,
+      args: spec.args,
+      async execute(args, tctx) {
+        const input = JSON.stringify(taskRequest(args, tctx, ctx, directory));
+        const output = taskAnswer(name, await run(bin, ["tasks", spec.cmd], input, spec.limitMs, tctx && tctx.abort), spec.limitMs);
+        return { title: `${name}${isPlainObject(args) && typeof args.task_id === "string" ? " " + args.task_id : ""}`, output, metadata: {} };
+      },
+    };
+  }
+
   // A slim too old to fetch gets no webfetch: the host's own stays.
   const features = Array.isArray(probe.answer.features) ? probe.answer.features : [];
   if (!features.includes("fetch")) {
     delete tools.webfetch;
     log("info", "this slim has no fetch; the host's own webfetch stays", { bin });
+  }
+  if (!features.includes("tasks")) {
+    for (const name of Object.keys(TASK_TOOLS)) delete tools[name];
+    log("info", "this slim has no background task tools", { bin });
   }
 
   return {
@@ -680,6 +806,9 @@ export const SlimPlugin = async (input) => {
       if (!output) return;
       if (id === "ast_grep_search" || id === "ast_grep_replace") output.jsonSchema = astSchema(id === "ast_grep_replace", languages);
       else if (id === "webfetch" && output.description === FETCH_DESCRIPTION) output.jsonSchema = fetchSchema();
+      else if (Object.prototype.hasOwnProperty.call(TASK_TOOLS, id) && output.description === TASK_TOOLS[id].description) {
+        output.jsonSchema = { type: "object", properties: TASK_TOOLS[id].args, required: TASK_TOOLS[id].required };
+      }
     },
 
     "tool.execute.before": async (hookInput, output) => {
@@ -761,18 +890,22 @@ export const SlimPlugin = async (input) => {
         const sessionID = p.sessionID || (event.type.startsWith("session.") ? info.id : info.sessionID) || "";
         const forwarded = { type: event.type, sessionID };
         if (p.messageID) forwarded.messageID = p.messageID;
+        if (event.type === "session.status" && isPlainObject(p.status) && typeof p.status.type === "string") forwarded.status = p.status.type;
         await askQuiet("event", { v: PROTOCOL, phase: "event", host: host(), sessionID, event: forwarded });
       } catch (e) {
         log("warn", "event forwarding failed", { error: String(e) });
       }
     },
 
-    "chat.message": async (hookInput) => {
+    "chat.message": async (hookInput, output) => {
       try {
         const sessionID = hookInput && typeof hookInput.sessionID === "string" ? hookInput.sessionID : "";
         if (!sessionID) return;
         const forwarded = { type: "chat.message", sessionID };
-        if (hookInput.messageID) forwarded.messageID = hookInput.messageID;
+        const messageID = hookInput.messageID || (output && isPlainObject(output.message) && output.message.id);
+        if (messageID) forwarded.messageID = String(messageID);
+        if (typeof hookInput.agent === "string" && hookInput.agent) forwarded.agent = hookInput.agent;
+        forwarded.external = externalUserMessage(output) ? "true" : "false";
         await askQuiet("event", { v: PROTOCOL, phase: "event", host: host(), sessionID, event: forwarded });
       } catch (e) {
         log("warn", "chat.message forwarding failed", { error: String(e) });

@@ -577,7 +577,17 @@ async function astHooks(dir) {
 test("ast tools: registered with their argument schemas; only pattern, lang and rewrite are required", async () => {
   process.env.SLIM_BIN = realSlim;
   const hooks = await (await loadPlugin())(hostInput(project()));
-  assert.deepEqual(Object.keys(hooks.tool).sort(), ["ast_grep_replace", "ast_grep_search", "webfetch"]);
+  assert.deepEqual(Object.keys(hooks.tool).sort(), [
+    "ast_grep_replace",
+    "ast_grep_search",
+    "task_cancel",
+    "task_message",
+    "task_result",
+    "task_revive",
+    "task_status",
+    "wait_for_user",
+    "webfetch",
+  ]);
   const search = hooks.tool.ast_grep_search;
   assert.deepEqual(Object.keys(search.args), ["pattern", "lang", "paths", "globs", "context"]);
   assert.equal(search.args.lang.enum.length, 25);
@@ -971,4 +981,110 @@ test("webfetch: an abort stops slim and the call ends", { skip: process.platform
   ac.abort();
   await assert.rejects(call, /^Error: /);
   assert.ok(Date.now() - t0 < 15000, `the aborted call took ${Date.now() - t0} ms (its fetch timeout is 30 s)`);
+});
+
+// ---- the background task tools ----
+
+// fakeHost starts the fake OpenCode server (fixtures/cmd/fakeopencode) and
+// returns its base URL; it stops with the test.
+let fakeBin;
+async function fakeHost(t) {
+  if (!fakeBin) {
+    fakeBin = path.join(work, "bin", "fakeopencode");
+    execFileSync("go", ["build", "-o", fakeBin, "./fixtures/cmd/fakeopencode"], { cwd: repoRoot, env: { ...process.env, CGO_ENABLED: "0" }, stdio: ["ignore", "inherit", "inherit"] });
+  }
+  const { spawn } = await import("node:child_process");
+  const child = spawn(fakeBin, [], { stdio: ["pipe", "pipe", "inherit"] });
+  t.after(() => child.kill());
+  const url = await new Promise((resolve, reject) => {
+    let buf = "";
+    child.stdout.on("data", (b) => {
+      buf += b;
+      const i = buf.indexOf("\n");
+      if (i >= 0) resolve(buf.slice(0, i).trim());
+    });
+    child.on("exit", (code) => reject(new Error(`fakeopencode exited ${code}`)));
+  });
+  const control = async (method, p, body) => {
+    const r = await fetch(url + "/__fake" + p, { method, headers: { "content-type": "application/json" }, body: body === undefined ? undefined : JSON.stringify(body) });
+    assert.ok(r.ok, `${method} ${p}: ${r.status} ${await r.text()}`);
+  };
+  return { url, control };
+}
+
+const TASK_TOOL_NAMES = ["task_status", "task_result", "task_message", "task_cancel", "task_revive", "wait_for_user"];
+
+test("task tools: registered with their schemas when slim has them", async () => {
+  process.env.SLIM_BIN = realSlim;
+  const hooks = await (await loadPlugin())(hostInput(project()));
+  for (const name of TASK_TOOL_NAMES) {
+    const tool = hooks.tool[name];
+    assert.ok(tool, name);
+    const out = { description: tool.description, parameters: {} };
+    await hooks["tool.definition"]({ toolID: name }, out);
+    assert.equal(out.jsonSchema.type, "object", name);
+    assert.ok(out.jsonSchema.required.length >= 1, name);
+  }
+  process.env.SLIM_BIN = fakeSlim("notasks", `if [ "$1" = version ]; then echo '{"version":"t","protocol":1,"features":["search","fetch"]}'; exit 0; fi
+exit 2`);
+  delete globalThis[REGISTRY_KEY];
+  const old = await (await loadPlugin())(hostInput(project()));
+  for (const name of TASK_TOOL_NAMES) assert.equal(old.tool[name], undefined, name);
+});
+
+test("task tools: a background task the host's task tool started is tracked and answered for", async (t) => {
+  const { url, control } = await fakeHost(t);
+  process.env.SLIM_BIN = realSlim;
+  const dir = project();
+  const hooks = await (await loadPlugin())({ ...hostInput(dir), serverUrl: new URL(url) });
+  await control("POST", "/session", { id: "ses_kid1", parentID: "ses_boss" });
+  await hooks["tool.execute.after"](
+    { tool: "task", sessionID: "ses_boss", callID: "call_t1", args: { description: "Map auth", prompt: "find it", subagent_type: "explorer", background: true } },
+    { title: "Map auth", output: '<task id="ses_kid1" state="running">\n<summary>Background task started</summary>\n</task>', metadata: {} },
+  );
+  const { ctx } = toolCtx(dir, { sessionID: "ses_boss", agent: "orchestrator" });
+  const status = await hooks.tool.task_status.execute({ task_id: "exp-1" }, ctx);
+  assert.match(status.output, /^Task exp-1 \(ses_kid1\)\nstate: /);
+  await assert.rejects(hooks.tool.task_result.execute({ task_id: "exp-9" }, ctx), /^Error: Unknown task ID or alias: exp-9$/);
+  // Another session does not see it.
+  const other = toolCtx(dir, { sessionID: "ses_other", agent: "orchestrator" }).ctx;
+  await assert.rejects(hooks.tool.task_status.execute({ task_id: "exp-1" }, other), /Unknown task ID or alias: exp-1/);
+});
+
+test("wait_for_user: arms the wait for an orchestrator and refuses other agents", async (t) => {
+  const { url } = await fakeHost(t);
+  process.env.SLIM_BIN = realSlim;
+  const dir = project();
+  const hooks = await (await loadPlugin())({ ...hostInput(dir), serverUrl: new URL(url) });
+  const { ctx } = toolCtx(dir, { sessionID: "ses_boss", agent: "orchestrator" });
+  const r = await hooks.tool.wait_for_user.execute({ reason: "  run   the migration  " }, ctx);
+  assert.equal(
+    r.output,
+    "state: waiting_for_user\nprotocol: oh-my-opencode-slim.wait_for_user.v1\nreason: run the migration\n\nEnd this turn now. Do not call more tools until the user responds.",
+  );
+  const fixer = toolCtx(dir, { sessionID: "ses_boss", agent: "fixer" }).ctx;
+  await assert.rejects(hooks.tool.wait_for_user.execute({ reason: "x" }, fixer), /^Error: wait_for_user can only be used by orchestrator$/);
+  await assert.rejects(hooks.tool.wait_for_user.execute({ reason: "   " }, ctx), /^Error: wait_for_user requires a non-empty reason$/);
+});
+
+test("chat messages and status events carry what the task tools need", async () => {
+  process.env.SLIM_BIN = scriptedSlim();
+  process.env.FAKE_LOG = path.join(work, "events.log");
+  process.env.FAKE_ANSWER = '{"v":1,"action":"pass"}';
+  const dir = project();
+  const hooks = await (await loadPlugin())(hostInput(dir));
+  const user = { message: { id: "msg_u1", role: "user" }, parts: [{ type: "text", text: "done, go on" }] };
+  const injected = { message: { id: "msg_u2", role: "user" }, parts: [{ type: "text", text: "wake", synthetic: true, metadata: { "oh-my-opencode-slim.internalInitiator": true } }] };
+  const synthetic = { message: { id: "msg_u3", role: "user" }, parts: [{ type: "text", text: "x", synthetic: true }] };
+  await hooks["chat.message"]({ sessionID: "ses_boss", agent: "orchestrator", messageID: "msg_u1" }, user);
+  await hooks["chat.message"]({ sessionID: "ses_boss", agent: "orchestrator" }, injected);
+  await hooks["chat.message"]({ sessionID: "ses_boss" }, synthetic);
+  await hooks.event({ event: { type: "session.status", properties: { sessionID: "ses_kid", status: { type: "busy" } } } });
+  const reqs = readRequests(process.env.FAKE_LOG);
+  assert.deepEqual(reqs.map((r) => r.event), [
+    { type: "chat.message", sessionID: "ses_boss", messageID: "msg_u1", agent: "orchestrator", external: "true" },
+    { type: "chat.message", sessionID: "ses_boss", messageID: "msg_u2", agent: "orchestrator", external: "false" },
+    { type: "chat.message", sessionID: "ses_boss", messageID: "msg_u3", external: "false" },
+    { type: "session.status", sessionID: "ses_kid", status: "busy" },
+  ]);
 });
