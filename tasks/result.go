@@ -81,14 +81,17 @@ func runResult(ctx context.Context, e *engine, req Request) (*Result, error) {
 		// of the text: the last completed assistant message.
 		text = ""
 	}
-	if text == "" {
-		return nil, toolErr("Task %s has no completed text result", name)
-	}
 	var res *Result
 	err = e.update(func(st *store.State) error {
+		// The generation is checked before the transcript is judged: a
+		// relaunch during the read changes the transcript too, and its
+		// new prompt is no reason to say the old run left no text.
 		j := st.Jobs[job.TaskID]
 		if j == nil || j.Generation != gen {
 			return toolErr("Task %s changed generation while its result was being retrieved; wait for its current terminal result instead of retrieving it.", name)
+		}
+		if text == "" {
+			return toolErr("Task %s has no completed text result", name)
 		}
 		markUsed(j, e.now())
 		res = &Result{Status: "completed", State: "completed", TaskID: j.TaskID, Alias: j.Alias, Generation: gen, Text: text}
@@ -127,9 +130,14 @@ func (e *engine) untrackedResult(ctx context.Context, parent, name string) (*Res
 	}
 	snap := e.snapshot(ctx)
 	if o := snap.observe(name); o.known() {
+		// The same states as a tracked task's answer: running or retry.
+		state := "running"
+		if o.live == opencode.LiveRetry {
+			state = "retry"
+		}
 		return &Result{
-			Status: "running", State: string(o.live), TaskID: name,
-			Text: fmt.Sprintf("task_id: %s\nstate: %s\nmessage: Task is still running. Wait for its terminal result.\nnext: retry task_result after the task finishes", name, o.live),
+			Status: "running", State: state, TaskID: name,
+			Text: fmt.Sprintf("task_id: %s\nstate: %s\nmessage: Task is still running. Wait for its terminal result.\nnext: retry task_result after the task finishes", name, state),
 		}, nil
 	}
 	rctx, cancel := e.readCtx(ctx)
