@@ -55,7 +55,9 @@ func runWaitForUser(ctx context.Context, e *engine, req Request) (*Result, error
 		registerOrchestrator(st, parent, e.now())
 		w.Status, w.ArmedAt, w.Reason = store.WaitingForUser, e.now(), reason
 		w.BaselineUserMessageID = baseline
-		if baseline != "" {
+		// The last user message seen, from the hook or the transcript,
+		// must not clear the wait it came before.
+		if baseline > w.LastRearmIdentity {
 			w.LastRearmIdentity = baseline
 		}
 		return nil

@@ -1,0 +1,197 @@
+package tasks_test
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/slimgate/slim/fixtures/opencodefake"
+	"github.com/slimgate/slim/tasks/internal/store"
+)
+
+// gate runs the wake gate for the parent.
+func (h *harness) gate() string {
+	h.t.Helper()
+	o := h.run(nil, "tasks", "wake-gate", "--directory", h.dir, "--server-url", h.url, "--session", parent)
+	if o.code != 0 {
+		h.t.Fatal(o)
+	}
+	return strings.TrimSpace(o.stdout)
+}
+
+// chat forwards a chat message of the parent, as the hook does.
+func (h *harness) chat(messageID string, external bool) {
+	h.t.Helper()
+	args := []string{"tasks", "observe", "--directory", h.dir, "--server-url", h.url, "--session", parent, "--message-id", messageID, "--agent", "orchestrator"}
+	if external {
+		args = append(args, "--external")
+	} else {
+		args = append(args, "--external=false")
+	}
+	if o := h.run(nil, append(args, "chat.message")...); o.code != 0 {
+		h.t.Fatal(o)
+	}
+}
+
+// parentSession seeds the parent session with a user message and todos.
+func (h *harness) parentSession(todos ...opencodefake.Todo) {
+	h.t.Helper()
+	_, err := h.fake.AddSession(opencodefake.SessionSeed{ID: parent, Title: "orchestrator",
+		Messages: []opencodefake.Message{{Info: opencodefake.MessageInfo{ID: "msg_000000000001user", Role: "user"}, Parts: []opencodefake.Part{{Type: "text", Text: "build it"}}}},
+		Todos:    todos,
+	})
+	if err != nil {
+		h.t.Fatal(err)
+	}
+}
+
+func TestWaitForUserArmsTheWaitAndTheGateHonoursIt(t *testing.T) {
+	h := newHarness(t)
+	h.parentSession(opencodefake.Todo{ID: "1", Content: "deploy", Status: "pending"})
+	o := h.tool("wait-for-user", map[string]any{"reason": "Run the  migration\n and tell me"})
+	want := "state: waiting_for_user\nprotocol: oh-my-opencode-slim.wait_for_user.v1\nreason: Run the migration and tell me\n\nEnd this turn now. Do not call more tools until the user responds.\n"
+	if o.code != 0 || o.stdout != want {
+		t.Fatalf("%s\nwant %q", o, want)
+	}
+	w := h.doc().Waits[parent]
+	if w == nil || w.Status != store.WaitingForUser || w.BaselineUserMessageID != "msg_000000000001user" {
+		t.Fatalf("wait %+v", w)
+	}
+	if g := h.gate(); g != "blocked:waiting_for_user" {
+		t.Fatalf("gate %s", g)
+	}
+}
+
+func TestTheWaitClearsOnlyForANewRealUserMessage(t *testing.T) {
+	h := newHarness(t)
+	h.parentSession(opencodefake.Todo{ID: "1", Content: "deploy", Status: "pending"})
+	h.tool("wait-for-user", map[string]any{"reason": "do the manual step"})
+	h.chat("msg_000000000001user", true) // the message the wait followed, delivered again
+	if g := h.gate(); g != "blocked:waiting_for_user" {
+		t.Fatalf("after a re-delivery: %s", g)
+	}
+	h.chat("msg_zzzzzzzzzzzzinjected", false) // a synthetic or internal message
+	if g := h.gate(); g != "blocked:waiting_for_user" {
+		t.Fatalf("after an internal message: %s", g)
+	}
+	h.chat("msg_zzzzzzzzzzzznew", true)
+	if g := h.gate(); g != "allowed" {
+		t.Fatalf("after a new user message: %s", g)
+	}
+	// Armed again, the same message does not clear it a second time.
+	h.tool("wait-for-user", map[string]any{"reason": "again"})
+	h.chat("msg_zzzzzzzzzzzznew", true)
+	if g := h.gate(); g != "blocked:waiting_for_user" {
+		t.Fatalf("the old message cleared a new wait: %s", g)
+	}
+}
+
+func TestTheGateFindsTheUsersAnswerInTheTranscriptWithoutAHookFeed(t *testing.T) {
+	h := newHarness(t)
+	h.parentSession(opencodefake.Todo{ID: "1", Content: "deploy", Status: "in_progress"})
+	h.tool("wait-for-user", map[string]any{"reason": "manual step"})
+	if _, err := h.fake.AppendMessage(parent, opencodefake.Message{Info: opencodefake.MessageInfo{Role: "user"}, Parts: []opencodefake.Part{{Type: "text", Text: "done"}}}); err != nil {
+		t.Fatal(err)
+	}
+	if g := h.gate(); g != "allowed" {
+		t.Fatalf("gate %s", g)
+	}
+}
+
+func TestARejectedWaitChangesNothing(t *testing.T) {
+	h := newHarness(t)
+	cases := []struct {
+		session, agent, reason, want string
+	}{
+		{parent, "fixer", "x", "wait_for_user can only be used by orchestrator"},
+		{parent, "orchestrator", " \n ", "wait_for_user requires a non-empty reason"},
+		{"ses_unmanaged", "", "x", "wait_for_user can only be used in orchestrator sessions"},
+	}
+	for _, c := range cases {
+		o := h.run(h.requestAs(c.session, c.agent, map[string]any{"reason": c.reason}), "tasks", "wait-for-user")
+		if o.code != 1 || strings.TrimSpace(o.stderr) != c.want || o.stdout != "" {
+			t.Fatalf("%+v: %s", c, o)
+		}
+	}
+	for id, w := range h.doc().Waits {
+		t.Fatalf("a rejected call armed a wait for %s: %+v", id, w)
+	}
+}
+
+func TestDeletingTheParentClearsItsWaitAndAFallbackTeardownDoesNot(t *testing.T) {
+	h := newHarness(t)
+	h.parentSession()
+	h.tool("wait-for-user", map[string]any{"reason": "x"})
+	obs := func(extra ...string) {
+		args := append([]string{"tasks", "observe", "--directory", h.dir, "--server-url", h.url, "--session", parent}, extra...)
+		if o := h.run(nil, append(args, "session.deleted")...); o.code != 0 {
+			t.Fatal(o)
+		}
+	}
+	obs("--fallback")
+	if w := h.doc().Waits[parent]; w == nil || w.Status != store.WaitingForUser {
+		t.Fatalf("a fallback teardown cleared the wait: %+v", w)
+	}
+	obs()
+	if w := h.doc().Waits[parent]; w != nil {
+		t.Fatalf("the parent's deletion kept its wait: %+v", w)
+	}
+}
+
+func TestTheGateNeedsIncompleteTodosAnIdleParentAndCapsRepeatedWakes(t *testing.T) {
+	h := newHarness(t)
+	h.parentSession(opencodefake.Todo{ID: "1", Content: "a", Status: "completed"}, opencodefake.Todo{ID: "2", Content: "b", Status: "cancelled"})
+	if g := h.gate(); g != "blocked:no_incomplete_todos" {
+		t.Fatalf("gate %s", g)
+	}
+	if err := h.fake.SetTodos(parent, []opencodefake.Todo{{ID: "1", Content: "a", Status: "weird"}, {ID: "2", Content: "b", Status: "pending"}}); err != nil {
+		t.Fatal(err)
+	}
+	if g := h.gate(); g != "blocked:no_incomplete_todos" {
+		t.Fatalf("a todo status the gate cannot read must fail closed: %s", g)
+	}
+	if err := h.fake.SetTodos(parent, []opencodefake.Todo{{ID: "1", Content: "a", Status: "pending"}}); err != nil {
+		t.Fatal(err)
+	}
+	h.fake.SetStatus(opencodefake.StatusMap{Sessions: map[string]opencodefake.StatusEntry{parent: {Type: "busy"}}})
+	if g := h.gate(); g != "blocked:busy" {
+		t.Fatalf("gate %s", g)
+	}
+	h.fake.SetStatus(opencodefake.StatusMap{Mode: "error"})
+	if g := h.gate(); g != "blocked:busy" {
+		t.Fatalf("an unreadable parent state must fail closed: %s", g)
+	}
+	h.fake.SetStatus(opencodefake.StatusMap{})
+	for i := 0; i < 2; i++ {
+		if g := h.gate(); g != "allowed" {
+			t.Fatalf("wake %d: %s", i+1, g)
+		}
+	}
+	if g := h.gate(); g != "blocked:cap_reached" {
+		t.Fatalf("a third wake with nothing changed: %s", g)
+	}
+	h.chat("msg_zzzzzzzzzzzzuser", true)
+	if g := h.gate(); g != "allowed" {
+		t.Fatalf("a user message must re-arm the cap: %s", g)
+	}
+	h.env["SLIM_TASKS_WAKE"] = "0"
+	if g := h.gate(); g != "blocked:disabled" {
+		t.Fatalf("gate %s", g)
+	}
+}
+
+func TestAV2HostIsRefusedBeforeAnythingIsSent(t *testing.T) {
+	h := newHarness(t, func(o *opencodefake.Options) { o.V2 = true })
+	req := []byte(`{"args":{"task_id":"exp-1"},"context":{"sessionID":"` + parent + `","agent":"orchestrator","directory":"` + h.dir + `"},"host":{"serverUrl":"` + h.url + `","flavor":"v2"}}`)
+	for _, tool := range []string{"status", "cancel", "revive"} {
+		o := h.run(req, "tasks", tool)
+		if o.code != 1 || !strings.Contains(o.stderr, "v2 API") {
+			t.Fatalf("%s: %s", tool, o)
+		}
+	}
+	if n := len(h.fake.Calls()); n != 0 {
+		t.Fatalf("%d calls reached the host", n)
+	}
+	if g := h.run(nil, "tasks", "wake-gate", "--flavor", "v2", "--directory", h.dir, "--server-url", h.url, "--session", parent); strings.TrimSpace(g.stdout) != "blocked:unsupported_host" {
+		t.Fatal(g)
+	}
+}
