@@ -13,6 +13,7 @@ import (
 	"testing"
 
 	"github.com/rogpeppe/go-internal/testscript"
+	"github.com/slimgate/slim/fixtures/opencodefake"
 	"github.com/slimgate/slim/internal/testbin"
 )
 
@@ -73,6 +74,7 @@ func TestScripts(t *testing.T) {
 			"exitcode": cmdExitCode,
 			"webserve": cmdWebServe,
 			"webhits":  cmdWebHits,
+			"opencode": cmdOpenCode,
 		},
 	})
 }
@@ -164,3 +166,17 @@ func webCounters(ts *testscript.TestScript) webServers {
 }
 
 type webKey struct{}
+
+// cmdOpenCode implements `opencode NAME`: it serves the fake OpenCode server
+// (fixtures/opencodefake) on 127.0.0.1 for the rest of the script and sets
+// $NAME to its base URL. Its control plane is under $NAME/__fake/.
+func cmdOpenCode(ts *testscript.TestScript, neg bool, args []string) {
+	if neg || len(args) != 1 {
+		ts.Fatalf("usage: opencode NAME")
+	}
+	srv := opencodefake.New(opencodefake.Options{})
+	url, err := srv.Start()
+	ts.Check(err)
+	ts.Defer(func() { srv.Close() })
+	ts.Setenv(args[0], url)
+}

@@ -298,10 +298,21 @@ func operatorScope(c *cli.Context, getenv func(string) string) (tasks.Config, ta
 
 // taskToolCommand is one model-facing tool: a request on stdin, the
 // model's answer on stdout, a refusal on stderr with exit 1.
+// taskToolUsage is each tool's one-line help.
+var taskToolUsage = map[string]string{
+	"task":          "start a specialist in a new child session, in the background (task)",
+	"status":        "show a task's live state, last activity and whether it may be stuck (task_status)",
+	"result":        "print a finished task's final answer (task_result)",
+	"message":       "queue a note for a running task without starting a run (task_message)",
+	"cancel":        "abort a task's current run and verify it stayed stopped (task_cancel)",
+	"revive":        "resume a retained task with a new instruction (task_revive)",
+	"wait-for-user": "arm the parent's wait for the user (wait_for_user)",
+}
+
 func taskToolCommand(e *env, name string, getenv func(string) string) *cli.Command {
 	return &cli.Command{
 		Name:      name,
-		Usage:     "run the " + name + " task tool on the request read from stdin",
+		Usage:     taskToolUsage[name],
 		UsageText: "slim tasks " + name + " [--json] < request.json",
 		Flags:     []cli.Flag{&cli.BoolFlag{Name: "json", Usage: "print {status, state, task_id, generation, alias, status_uncertain, message} (or {status: error, error})"}},
 		Action: func(c *cli.Context) error {
