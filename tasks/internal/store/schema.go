@@ -282,29 +282,17 @@ func (s *State) NextAliasNumber(parent, prefix string) int64 {
 
 // decode parses a document. A document that is not one JSON object of
 // this schema (unknown fields and trailing data included) is Corrupt; one
-// of another version is Unsupported.
+// of another version is Unsupported. The documents the store writes take
+// decodeFast; anything it does not read exactly as encoding/json would
+// goes to decodeJSON, which decides.
 func decode(path string, data []byte) (*State, error) {
-	s := new(State)
-	dec := json.NewDecoder(bytes.NewReader(data))
-	dec.DisallowUnknownFields()
-	err := dec.Decode(s)
-	if err == nil {
-		if _, terr := dec.Token(); terr != io.EOF {
-			err = errors.New("data after the document")
+	s, ok := decodeFast(data)
+	if !ok {
+		var err error
+		s, err = decodeJSON(data)
+		if err != nil {
+			return nil, decodeErr(path, data, err)
 		}
-	}
-	if err != nil {
-		// Tell a newer schema from damage: a document that names another
-		// version is Unsupported even when this build cannot decode it.
-		var probe struct {
-			Meta struct {
-				Version int `json:"version"`
-			} `json:"meta"`
-		}
-		if json.Unmarshal(data, &probe) == nil && probe.Meta.Version != 0 && probe.Meta.Version != Version {
-			return nil, unsupported(path, probe.Meta.Version)
-		}
-		return nil, newErr(Corrupt, CodeCorrupt, err, "%s does not decode; it was left as it is", path)
 	}
 	switch s.Meta.Version {
 	case Version:
@@ -318,6 +306,36 @@ func decode(path string, data []byte) (*State, error) {
 		return nil, newErr(Corrupt, CodeCorrupt, err, "%s breaks the schema; it was left as it is", path)
 	}
 	return s, nil
+}
+
+// decodeJSON decodes a document with encoding/json, refusing unknown
+// fields and anything after the document.
+func decodeJSON(data []byte) (*State, error) {
+	s := new(State)
+	dec := json.NewDecoder(bytes.NewReader(data))
+	dec.DisallowUnknownFields()
+	err := dec.Decode(s)
+	if err == nil {
+		if _, terr := dec.Token(); terr != io.EOF {
+			err = errors.New("data after the document")
+		}
+	}
+	return s, err
+}
+
+// decodeErr is the error of a document that does not decode.
+func decodeErr(path string, data []byte, err error) *Error {
+	// Tell a newer schema from damage: a document that names another
+	// version is Unsupported even when this build cannot decode it.
+	var probe struct {
+		Meta struct {
+			Version int `json:"version"`
+		} `json:"meta"`
+	}
+	if json.Unmarshal(data, &probe) == nil && probe.Meta.Version != 0 && probe.Meta.Version != Version {
+		return unsupported(path, probe.Meta.Version)
+	}
+	return newErr(Corrupt, CodeCorrupt, err, "%s does not decode; it was left as it is", path)
 }
 
 func unsupported(path string, v int) *Error {

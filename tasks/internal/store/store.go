@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"crypto/sha256"
 	"encoding/hex"
-	"encoding/json"
 	"errors"
 	"io/fs"
 	"path/filepath"
@@ -230,7 +229,8 @@ func (s *Store) Update(fn func(*State) error) (err error) {
 	if err := st.check(); err != nil {
 		return newErr(Invalid, CodeBadUpdate, err, "the transaction left a state that breaks the schema; nothing was written")
 	}
-	data, err := json.Marshal(st)
+	// Room for the document to grow a little without reallocating.
+	data, err := appendState(make([]byte, 0, len(raw)+len(raw)/8+4096), st)
 	if err != nil {
 		return newErr(Invalid, CodeBadUpdate, err, "cannot encode the state; nothing was written")
 	}
