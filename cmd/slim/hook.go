@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/slimgate/slim/hooks"
@@ -52,8 +53,8 @@ func hookCommand(e *env) *cli.Command {
 // it.
 func runHook(e *env, phase protocol.Phase) (err error) {
 	d := newDispatcher(e)
-	ctx, cancel := context.WithTimeout(context.Background(), d.PatchBudget)
-	defer cancel()
+	ctx := newBudgetContext(d.PatchBudget)
+	defer ctx.stop()
 	req, err := protocol.ReadRequest(e.stdin)
 	if tl := (*protocol.TooLargeError)(nil); errors.As(err, &tl) {
 		if resp, ok := d.TooLarge(phase, tl); ok {
@@ -73,6 +74,41 @@ func runHook(e *env, phase protocol.Phase) (err error) {
 		}
 	}()
 	return hookAnswer(e, d.HandleContext(ctx, req))
+}
+
+// budgetContext is a context that ends at deadline, and whose timer is
+// started only when Done or Err is first asked for. Only the apply_patch
+// check waits on the budget, so a hook call for any other tool leaves it
+// unstarted, which matters on every call: a process's first timer sets up
+// the runtime's network poller (three system calls) and wakes a second
+// thread.
+type budgetContext struct {
+	deadline time.Time
+	once     sync.Once
+	ctx      context.Context
+	cancel   context.CancelFunc
+}
+
+// newBudgetContext returns a context that ends budget from now.
+func newBudgetContext(budget time.Duration) *budgetContext {
+	return &budgetContext{deadline: time.Now().Add(budget)}
+}
+
+func (c *budgetContext) started() context.Context {
+	c.once.Do(func() { c.ctx, c.cancel = context.WithDeadline(context.Background(), c.deadline) })
+	return c.ctx
+}
+
+func (c *budgetContext) Deadline() (time.Time, bool) { return c.deadline, true }
+func (c *budgetContext) Done() <-chan struct{}       { return c.started().Done() }
+func (c *budgetContext) Err() error                  { return c.started().Err() }
+func (c *budgetContext) Value(key any) any           { return c.started().Value(key) }
+
+// stop ends the context and releases its timer; a context that was never
+// started ends as cancelled, without starting one.
+func (c *budgetContext) stop() {
+	c.once.Do(func() { c.ctx, c.cancel = context.WithCancel(context.Background()) })
+	c.cancel()
 }
 
 func hookAnswer(e *env, resp protocol.Response) error {
