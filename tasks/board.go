@@ -195,7 +195,9 @@ func markLiveBusy(j *store.Job, gen int64, at time.Time) {
 
 // markNotBusy applies an observation that the session has no live entry
 // in a valid map. The first marks the job a stop candidate (uncertain);
-// one at least grace later, with no busy seen in between, stops it.
+// one at least grace later, with no busy seen in between, stops it. A
+// confirmed stop is a certain observation, so it clears the uncertainty:
+// a stopped session may be revived.
 func markNotBusy(j *store.Job, gen int64, at time.Time, grace time.Duration) {
 	if j.Generation != gen || j.State != store.JobRunning || !j.DeadlineExceededAt.IsZero() {
 		return
@@ -215,7 +217,7 @@ func markNotBusy(j *store.Job, gen int64, at time.Time, grace time.Duration) {
 	j.CompletedAt = at
 	j.ResultSummary = stoppedSummary
 	j.TerminalRevision++
-	markUncertain(j, gen, "no live status entry for session", at)
+	j.StatusUncertain, j.StatusUncertainSince, j.LastStatusError = false, time.Time{}, ""
 	j.UpdatedAt = at
 }
 
