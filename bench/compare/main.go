@@ -1,7 +1,11 @@
 // Command compare runs several commands side by side, interleaved, and
-// prints each one's median wall time and its ratio to the first command.
-// Interleaving spreads machine noise evenly over the commands; medians and
-// ratios are what the benchmarks quote, never single absolute times.
+// prints each one's median wall time and its ratio to the first command,
+// then the median CPU time (user and system) with its ratio, and the median
+// count of minor page faults. Interleaving spreads machine noise evenly
+// over the commands; medians and ratios are what the benchmarks quote,
+// never single absolute times. The CPU time and the page faults do not
+// count waiting for a core, so they move less than the wall time when the
+// machine is busy.
 //
 // Usage:
 //
@@ -45,23 +49,36 @@ func main() {
 			}
 		}
 	}
-	times := make([][]time.Duration, len(cmds))
+	runs := make([][]timing.Usage, len(cmds))
 	for i := 0; i < *n; i++ {
 		for j, c := range cmds {
-			d, err := runOnce(c)
+			u, err := runOnce(c)
 			if err != nil {
 				fmt.Fprintf(os.Stderr, "compare: %s: %v\n", c.name, err)
 				os.Exit(1)
 			}
-			times[j] = append(times[j], d)
+			runs[j] = append(runs[j], u)
 		}
 	}
-	base := timing.Median(times[0])
-	fmt.Printf("%-28s %8s %12s %8s\n", "command", "runs", "median", "ratio")
+	wall0, cpu0, _ := medians(runs[0])
+	fmt.Printf("%-28s %8s %12s %8s %12s %8s %8s\n", "command", "runs", "median", "ratio", "cpu", "ratio", "faults")
 	for j, c := range cmds {
-		m := timing.Median(times[j])
-		fmt.Printf("%-28s %8d %12s %7.2fx\n", c.name, len(times[j]), m.Round(time.Microsecond), float64(m)/float64(base))
+		wall, cpu, faults := medians(runs[j])
+		fmt.Printf("%-28s %8d %12s %7.2fx %12s %7.2fx %8d\n", c.name, len(runs[j]),
+			wall.Round(time.Microsecond), float64(wall)/float64(wall0),
+			cpu.Round(time.Microsecond), float64(cpu)/float64(cpu0), faults)
 	}
+}
+
+// medians returns the median wall time, CPU time and page faults of runs,
+// each taken on its own.
+func medians(runs []timing.Usage) (wall, cpu time.Duration, faults int64) {
+	var w, c []time.Duration
+	var f []int64
+	for _, u := range runs {
+		w, c, f = append(w, u.Wall), append(c, u.CPU), append(f, u.Faults)
+	}
+	return timing.Median(w), timing.Median(c), timing.Median(f)
 }
 
 func parse(args []string) ([]command, error) {
@@ -100,7 +117,7 @@ func parse(args []string) ([]command, error) {
 	return cmds, flush()
 }
 
-func runOnce(c command) (time.Duration, error) {
-	d, _, err := timing.Run(c.argv, c.stdin)
-	return d, err
+func runOnce(c command) (timing.Usage, error) {
+	u, _, err := timing.Measure(c.argv, c.stdin)
+	return u, err
 }
