@@ -37,6 +37,11 @@ func runWaitForUser(ctx context.Context, e *engine, req Request) (*Result, error
 		return nil, toolErr("wait_for_user: the reason is longer than 500 characters")
 	}
 	parent := req.Context.SessionID
+	// The store is read before the host is asked anything, so that a
+	// store that cannot be used fails the call with nothing sent.
+	if err := e.view(func(*store.State) error { return nil }); err != nil {
+		return nil, err
+	}
 	// The baseline: the user message the wait follows. Seeing it again
 	// must not clear the wait. A failed read arms the wait without one.
 	rctx, cancel := e.readCtx(ctx)
