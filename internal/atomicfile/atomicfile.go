@@ -1,7 +1,9 @@
 // Package atomicfile replaces files so that a reader, or a process killed at
 // any moment, sees either the old bytes or the new bytes, never a torn mix:
 // write a temporary sibling, fsync it, rename it over the target, fsync the
-// directory.
+// directory. WriteFileNoDirSync and SyncDir split off the last step, for a
+// writer that holds a lock while it replaces the file and need not hold it
+// for that fsync.
 package atomicfile
 
 import (
@@ -17,7 +19,7 @@ import (
 // file is new. The temporary file lives in the same directory, so the final
 // rename never crosses a file system.
 func WriteFile(name string, data []byte, perm os.FileMode) error {
-	return write(name, data, perm, true)
+	return write(name, data, perm, fullSync)
 }
 
 // Replace is WriteFile without the fsyncs. Readers, and a writer killed at
@@ -26,10 +28,37 @@ func WriteFile(name string, data []byte, perm os.FileMode) error {
 // state that is rewritten on every call and safe to lose (the loop guard's
 // session files), where two fsyncs would cost more than the whole process.
 func Replace(name string, data []byte, perm os.FileMode) error {
-	return write(name, data, perm, false)
+	return write(name, data, perm, noSync)
 }
 
-func write(name string, data []byte, perm os.FileMode, durable bool) (err error) {
+// WriteFileNoDirSync is WriteFile without its last step, the fsync of the
+// directory that makes the rename durable; the caller runs SyncDir(name)
+// later. The new bytes are on disk before the rename, so a reader, a
+// killed writer and a machine that crashes all still see the old or the
+// new bytes, never a mix; only until SyncDir returns may a crash bring
+// back the old file. It is for a writer that replaces the file under a
+// lock and releases the lock before that fsync: it must still call
+// SyncDir before it acts on the new content.
+func WriteFileNoDirSync(name string, data []byte, perm os.FileMode) error {
+	return write(name, data, perm, fileSync)
+}
+
+// SyncDir fsyncs the directory of name, which makes every rename already
+// done over name durable. Errors are ignored: some platforms and file
+// systems cannot fsync a directory, and the renames themselves already
+// happened.
+func SyncDir(name string) { syncDir(filepath.Dir(name)) }
+
+// durability says which fsyncs write does.
+type durability int
+
+const (
+	noSync   durability = iota // Replace: none
+	fileSync                   // WriteFileNoDirSync: the temporary's
+	fullSync                   // WriteFile: the temporary's and the directory's
+)
+
+func write(name string, data []byte, perm os.FileMode, d durability) (err error) {
 	dir, base := filepath.Split(name)
 	if dir == "" {
 		dir = "."
@@ -51,7 +80,7 @@ func write(name string, data []byte, perm os.FileMode, durable bool) (err error)
 	if err = f.Chmod(perm); err != nil {
 		return fmt.Errorf("atomic write %s: %w", name, err)
 	}
-	if durable {
+	if d >= fileSync {
 		if err = f.Sync(); err != nil {
 			return fmt.Errorf("atomic write %s: sync: %w", name, err)
 		}
@@ -62,7 +91,7 @@ func write(name string, data []byte, perm os.FileMode, durable bool) (err error)
 	if err = os.Rename(tmp, name); err != nil {
 		return fmt.Errorf("atomic write %s: %w", name, err)
 	}
-	if durable {
+	if d == fullSync {
 		syncDir(dir)
 	}
 	return nil

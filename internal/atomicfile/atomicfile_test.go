@@ -13,6 +13,7 @@ func TestWrite(t *testing.T) {
 	}{
 		{"WriteFile", WriteFile},
 		{"Replace", Replace},
+		{"WriteFileNoDirSync", WriteFileNoDirSync},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			dir := t.TempDir()
@@ -59,6 +60,19 @@ func TestWriteFailsCleanly(t *testing.T) {
 	// A missing directory is an error that names the file.
 	if err := WriteFile(filepath.Join(dir, "missing", "f"), nil, 0o644); err == nil {
 		t.Fatal("writing into a missing directory succeeded")
+	}
+}
+
+func TestSyncDirIgnoresWhatCannotBeSynced(t *testing.T) {
+	dir := t.TempDir()
+	p := filepath.Join(dir, "f.json")
+	if err := WriteFileNoDirSync(p, []byte("one"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	SyncDir(p)
+	SyncDir(filepath.Join(dir, "missing", "f.json"))
+	if got, err := os.ReadFile(p); err != nil || string(got) != "one" {
+		t.Fatalf("content = %q, %v; want one", got, err)
 	}
 }
 
