@@ -108,6 +108,18 @@ func runHelper(mode, dir string, args []string) error {
 		return leaseWorker(s, args[0], args[1])
 	case "one", "bare":
 		return holdCaller(s, mode, args[0])
+	case "renamed":
+		// Write a document, then say "renamed" from inside the
+		// directory fsync that follows the rename, and wait there.
+		s.syncDir = func(string) {
+			fmt.Println("renamed")
+			io.Copy(io.Discard, os.Stdin)
+		}
+		return s.Update(func(st *State) error {
+			st.NextGeneration()
+			st.AliasCounters["renamed"]++
+			return nil
+		})
 	case "capture":
 		// Capture a lease and its op as this process; with "sent", mark
 		// the op sent too. Then wait to be killed.

@@ -17,13 +17,14 @@ import (
 	"github.com/slimgate/slim/internal/statedir"
 )
 
-// The hold benchmark: rounds of callers processes started together, each
-// doing one Update the way one `slim tasks` call would, on a document of
-// holdJobs jobs. Each round of the store is paired with a round of the
-// bare rewrite (the same lock, the same document read and written back
-// whole with atomicfile.WriteFile, no decoding or encoding), in
-// alternating order, so machine noise falls evenly on both and the ratio
-// says how much of the hold is the store's own work.
+// The hold benchmark: rounds of holdCallers processes started together,
+// each doing one Update the way one `slim tasks` call would, on a
+// document of holdJobs jobs. Each round of the store is paired with a
+// round of the bare rewrite (the same lock, the same document read and
+// written back whole with atomicfile.WriteFile, both fsyncs under the
+// lock, no decoding or encoding), in alternating order, so machine noise
+// falls evenly on both and the ratio says how much of the hold is the
+// store's own work.
 const holdCallers, holdJobs = 8, 1000
 
 // BenchmarkUpdate8Processes reports the lock's hold and wait times of
@@ -64,6 +65,7 @@ func BenchmarkUpdate8Processes(b *testing.B) {
 		{"read", store, func(t Timing) time.Duration { return t.Read }, []float64{.5, .99}},
 		{"encode", store, func(t Timing) time.Duration { return t.Encode }, []float64{.5, .99}},
 		{"write", store, func(t Timing) time.Duration { return t.Write }, []float64{.5, .99}},
+		{"sync", store, func(t Timing) time.Duration { return t.Sync }, []float64{.5, .99}},
 		{"ref-hold", bare, hold, []float64{.5, .9, .99}},
 		{"ref-wait", bare, wait, []float64{.5, .9, .99}},
 	} {
@@ -164,11 +166,11 @@ func bareRewrite(s *Store) (Timing, error) {
 }
 
 func formatTiming(t Timing) string {
-	return fmt.Sprint(int64(t.Wait), int64(t.Hold), int64(t.Read), int64(t.Encode), int64(t.Write))
+	return fmt.Sprint(int64(t.Wait), int64(t.Hold), int64(t.Read), int64(t.Encode), int64(t.Write), int64(t.Sync))
 }
 
 func parseTiming(l string) (Timing, error) {
-	var ns [5]int64
+	var ns [6]int64
 	f := strings.Fields(l)
 	if len(f) != len(ns) {
 		return Timing{}, fmt.Errorf("%d fields", len(f))
@@ -181,5 +183,5 @@ func parseTiming(l string) (Timing, error) {
 		ns[i] = n
 	}
 	d := func(i int) time.Duration { return time.Duration(ns[i]) }
-	return Timing{Wait: d(0), Hold: d(1), Read: d(2), Encode: d(3), Write: d(4)}, nil
+	return Timing{Wait: d(0), Hold: d(1), Read: d(2), Encode: d(3), Write: d(4), Sync: d(5)}, nil
 }

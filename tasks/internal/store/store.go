@@ -49,22 +49,25 @@ type Options struct {
 // Timing is what one Update cost.
 type Timing struct {
 	Wait time.Duration // until the lock was held
-	Hold time.Duration // the lock held: read, decode, fn, encode, write, fsyncs, rename
+	Hold time.Duration // the lock held: read, decode, fn, encode, write, fsync, rename
 	// Where the hold went: Read is reading and decoding the document,
 	// Encode checking and encoding the result, Write replacing the
-	// document (temporary, fsync, rename, fsync of the directory). The
-	// rest of Hold is fn and removing temporaries.
+	// document (temporary, fsync, rename). The rest of Hold is fn and
+	// removing temporaries.
 	Read, Encode, Write time.Duration
-	Bytes               int  // size of the document written, or read when nothing was written
-	Wrote               bool // false when the transaction failed or changed nothing
-	Temps               int  // temporaries of killed writers removed
+	// Sync is the directory's fsync, after the lock was released and
+	// before Update returned; it is not part of Hold.
+	Sync  time.Duration
+	Bytes int  // size of the document written, or read when nothing was written
+	Wrote bool // false when the transaction failed or changed nothing
+	Temps int  // temporaries of killed writers removed
 }
 
 // Store is the durable state of one scope: one JSON document in a private
 // directory, changed only by Update under an exclusive lock on a sidecar
-// lock file, and replaced atomically (temporary file, fsync, rename, fsync
-// of the directory), so a process killed at any moment leaves the old or
-// the new document, never a mix. The lock is advisory: every writer must
+// lock file, and replaced atomically (temporary file, fsync, rename, and
+// after the lock is released, fsync of the directory), so a process
+// killed at any moment leaves the old or the new document, never a mix. The lock is advisory: every writer must
 // go through a Store. It is taken only for the transaction itself and the
 // kernel drops it when its holder dies, so no lock is ever left stale.
 // A Store holds no open files and is safe for concurrent use.
@@ -74,7 +77,8 @@ type Store struct {
 	max            int64
 	now            func() time.Time
 	observe        func(Timing)
-	beforeWrite    func() // tests: called just before the document is replaced
+	beforeWrite    func()       // tests: called just before the document is replaced
+	syncDir        func(string) // atomicfile.SyncDir; tests wrap it
 }
 
 // ScopeDir returns the directory of the scope of one project directory
@@ -136,6 +140,7 @@ func Open(dir string, o Options) (*Store, error) {
 		max:     o.MaxBytes,
 		now:     o.Now,
 		observe: o.Observe,
+		syncDir: atomicfile.SyncDir,
 	}
 	if s.timeout == 0 {
 		s.timeout = DefaultLockTimeout
@@ -167,6 +172,8 @@ func (s *Store) Path() string { return s.doc }
 // version. Changes fn makes are discarded. A missing document reads as
 // NewState(). A document that cannot be used is an error (Corrupt,
 // Unsupported) and fn is not called. fn's error is returned as it is.
+// The version View sees may not be durable yet (see Update), so a remote
+// write is never decided on it alone.
 func (s *Store) View(fn func(*State) error) error {
 	st, _, err := s.read()
 	if err != nil {
@@ -178,13 +185,38 @@ func (s *Store) View(fn func(*State) error) error {
 // Update runs one transaction: it takes the lock (waiting at most the lock
 // timeout, then Busy), reads and decodes the document (a missing one is
 // NewState()), runs fn on it, and when fn returns nil writes the result
-// back atomically and durably before releasing the lock. fn's error is
-// returned as it is and nothing is written; so is a Corrupt or Unsupported
-// document, which fn never sees and which stays untouched. A result that
-// breaks the schema or is larger than the bound is Invalid and not
-// written. When the document existed and fn changed nothing, nothing is
-// written. fn must not do network I/O or wait on other processes: the
-// lock is held while it runs.
+// back atomically before releasing the lock, and durably before it
+// returns. fn's error is returned as it is and nothing is written; so is
+// a Corrupt or Unsupported document, which fn never sees and which stays
+// untouched. A result that breaks the schema or is larger than the bound
+// is Invalid and not written. When the document existed and fn changed
+// nothing, nothing is written. fn must not do network I/O or wait on
+// other processes: the lock is held while it runs.
+//
+// When Update returns, whatever it returns, the document it read, and the
+// one it wrote, are durable: a crash of the machine cannot take back a
+// version a caller has acted on. The lock is released before the last
+// step that makes them so, the fsync of the directory, so that the next
+// transaction does not wait on the disk for it. Why that is safe:
+//
+//  1. The new document is written to a temporary file and fsynced before
+//     it is renamed over the old one, so every version a crash can leave
+//     behind is a whole one.
+//  2. Between the rename and the directory's fsync, a crash of the
+//     machine may bring back the version before; meanwhile the next
+//     transaction may already have read the new one and built on it.
+//  3. Every Update that took the lock fsyncs the directory after
+//     releasing it and before returning, also when it wrote nothing or
+//     failed. That fsync makes durable the version the directory names
+//     at that moment: the one this transaction read or wrote, or a later
+//     one, which holds it (each transaction starts from the one before).
+//     So whatever a transaction saw is durable before its caller learns
+//     the outcome.
+//  4. Callers act (send a message, abort a run) only on what an Update
+//     returned: a send is decided in a transaction (MarkSent). View takes
+//     no lock and may see a version whose directory fsync has not
+//     finished; what it shows may be lost to a crash, so nothing is sent
+//     on its word.
 func (s *Store) Update(fn func(*State) error) (err error) {
 	var t Timing
 	start := time.Now()
@@ -205,6 +237,9 @@ func (s *Store) Update(fn func(*State) error) (err error) {
 		// the unlock call itself fails, so its error changes nothing.
 		lk.Unlock()
 		t.Hold = time.Since(locked)
+		syncAt := time.Now()
+		s.syncDir(s.doc)
+		t.Sync = time.Since(syncAt)
 		if s.observe != nil {
 			s.observe(t)
 		}
@@ -246,7 +281,7 @@ func (s *Store) Update(fn func(*State) error) (err error) {
 		s.beforeWrite()
 	}
 	writeAt := time.Now()
-	if err := atomicfile.WriteFile(s.doc, data, 0o600); err != nil {
+	if err := atomicfile.WriteFileNoDirSync(s.doc, data, 0o600); err != nil {
 		return newErr(IO, CodeIO, err, "cannot write the document")
 	}
 	t.Write = time.Since(writeAt)
