@@ -86,14 +86,15 @@ func wantStatus(t *testing.T, o out, alias, id, state, agent string, stuck bool,
 
 func TestStatusOfABusyTaskIsCertainAndRecordsWhenItWasSeenBusy(t *testing.T) {
 	h := newHarness(t)
+	launched := time.Now()
 	id := h.hangingJob("explorer", "map auth")
 	maps := len(h.calls("GET", "/session/status"))
 	before := time.Now()
 	o := h.tool("status", map[string]any{"task_id": "exp-1"})
 	after := time.Now()
 	f := wantStatus(t, o, "exp-1", id, "busy", "explorer", false, "")
-	if f["idle_for_seconds"] != "0" {
-		t.Errorf("a task busy since now has idle_for_seconds %s", f["idle_for_seconds"])
+	if got, err := strconv.ParseInt(f["idle_for_seconds"], 10, 64); err != nil || got > int64(after.Sub(launched)/time.Second) {
+		t.Errorf("a task launched %v ago has idle_for_seconds %s", after.Sub(launched), f["idle_for_seconds"])
 	}
 	if n := len(h.calls("GET", "/session/status")) - maps; n != 1 {
 		t.Errorf("task_status read the live map %d times, want once", n)
@@ -207,10 +208,19 @@ func TestStatusCallsABusyTaskWithoutActivityPossiblyStuck(t *testing.T) {
 		t.Fatalf("last_activity_at %v, want the child's last message at %v", at, last)
 	}
 
-	// An inconclusive read never calls a task stuck.
+	// An inconclusive read never calls a task stuck, however long it has
+	// been quiet.
+	h.mutate(func(st *store.State) error {
+		j := st.Jobs[id]
+		j.LastLiveBusyAt = j.LastLiveBusyAt.Add(-2 * quiet)
+		return nil
+	})
 	h.setStatus(opencodefake.StatusMap{Mode: opencodefake.StatusError})
 	o = h.tool("status", map[string]any{"task_id": id})
-	wantStatus(t, o, "exp-1", id, "running (unconfirmed)", "explorer", false, "HTTP 500: session status lookup failed")
+	f = wantStatus(t, o, "exp-1", id, "running (unconfirmed)", "explorer", false, "HTTP 500: session status lookup failed")
+	if got, _ := strconv.ParseInt(f["idle_for_seconds"], 10, 64); got < int64(quiet/time.Second) {
+		t.Fatalf("idle_for_seconds %d after a quiet of %v", got, quiet)
+	}
 }
 
 func TestStatusOfAnotherParentsTaskIsUnknown(t *testing.T) {
