@@ -101,25 +101,44 @@ func (e *engine) spawnSettler(o order) (*settlerHandle, error) {
 // timeout answer is committed (CallerAnswered) and timedOut is true;
 // from then on the caller's answer is the timeout, whatever the settler
 // later records. The op is returned as it stood at that moment.
+//
+// A settler that exits after sending without recording the outcome (it
+// was killed, or its store write failed) leaves the outcome unknown, as
+// a deadline does: the caller then waits out its deadline (evidence may
+// still settle the op meanwhile) and answers as at any deadline.
 func (e *engine) awaitOp(h *settlerHandle, opID string, d time.Duration) (op store.Op, timedOut bool, err error) {
 	t := time.NewTimer(d)
 	defer t.Stop()
 	select {
 	case <-h.done:
+		op, err = e.readOp(opID)
+		switch {
+		case err != nil:
+			return op, false, err
+		case op.Phase == store.PhasePrepared && op.Owner.Same(e.self):
+			return e.releaseUnsent(opID)
+		case settledForCaller(&op):
+			return op, false, nil
+		}
+		<-t.C
 	case <-t.C:
-		err = e.update(func(st *store.State) error {
-			p := st.Ops[opID]
-			if p == nil {
-				return internalErr(errors.New("op missing"), "the journal lost op %s", opID)
-			}
-			if !settledForCaller(p) {
-				p.CallerAnswered, timedOut = true, true
-			}
-			op = *p
-			return nil
-		})
-		return op, timedOut, err
 	}
+	err = e.update(func(st *store.State) error {
+		p := st.Ops[opID]
+		if p == nil {
+			return internalErr(errors.New("op missing"), "the journal lost op %s", opID)
+		}
+		if !settledForCaller(p) {
+			p.CallerAnswered, timedOut = true, true
+		}
+		op = *p
+		return nil
+	})
+	return op, timedOut, err
+}
+
+// readOp returns the op as the journal holds it.
+func (e *engine) readOp(opID string) (op store.Op, err error) {
 	err = e.view(func(st *store.State) error {
 		p := st.Ops[opID]
 		if p == nil {
@@ -128,27 +147,27 @@ func (e *engine) awaitOp(h *settlerHandle, opID string, d time.Duration) (op sto
 		op = *p
 		return nil
 	})
-	if err != nil {
-		return op, false, err
-	}
-	if op.Phase == store.PhasePrepared && op.Owner.Same(e.self) {
-		// The settler exited without taking the op over: nothing was
-		// sent. The op and its lease are this process's to release.
-		err = e.update(func(st *store.State) error {
-			p := st.Ops[opID]
-			if p != nil && p.Phase == store.PhasePrepared && p.Owner.Same(e.self) {
-				p.Phase, p.Outcome, p.SettledAt = store.PhaseRejected, store.OutcomeNotSent, e.now()
-				p.Error = "the settler exited before sending"
-				if l := st.Leases[p.TaskID]; l != nil && l.Token == p.LeaseToken {
-					delete(st.Leases, p.TaskID)
-				}
+	return op, err
+}
+
+// releaseUnsent settles an op whose settler exited without taking it
+// over: nothing was sent. The op and its lease are this process's to
+// release.
+func (e *engine) releaseUnsent(opID string) (op store.Op, timedOut bool, err error) {
+	err = e.update(func(st *store.State) error {
+		p := st.Ops[opID]
+		if p != nil && p.Phase == store.PhasePrepared && p.Owner.Same(e.self) {
+			p.Phase, p.Outcome, p.SettledAt = store.PhaseRejected, store.OutcomeNotSent, e.now()
+			p.Error = "the settler exited before sending"
+			if l := st.Leases[p.TaskID]; l != nil && l.Token == p.LeaseToken {
+				delete(st.Leases, p.TaskID)
 			}
-			if p != nil {
-				op = *p
-			}
-			return nil
-		})
-	}
+		}
+		if p != nil {
+			op = *p
+		}
+		return nil
+	})
 	return op, false, err
 }
 
