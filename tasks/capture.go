@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/slimgate/slim/tasks/internal/owner"
 	"github.com/slimgate/slim/tasks/internal/store"
 )
 
@@ -29,7 +30,13 @@ type captured struct {
 // capture takes a lease of kind for the job's current generation and
 // journals an op of opKind owned by this process, in the caller's
 // transaction. It returns the refusal of AcquireLease as is.
+//
+// It first settles what dead owners left behind, as every caller that
+// wants a lease must: a lease whose op was never sent is released, and
+// one whose op may have been admitted becomes orphaned, so the refusal
+// names it and the operator command instead of a live holder.
 func (e *engine) capture(st *store.State, j *store.Job, kind store.LeaseKind, opKind store.OpKind, clientMsg string, deadline time.Duration) (*captured, error) {
+	st.ReapDeadOwners(owner.Alive, e.now())
 	token, err := store.NewToken()
 	if err != nil {
 		return nil, err
