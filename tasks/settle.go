@@ -2,6 +2,7 @@ package tasks
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"time"
 
@@ -104,10 +105,11 @@ func outcomeOf(err error) (store.Phase, store.Outcome) {
 }
 
 // finish records an op's outcome and releases its lease when the holder
-// is still the op's.
+// is still the op's. An op that is already final (an operator broke its
+// lease) keeps its record: nothing follows a final phase.
 func finish(st *store.State, opID string, phase store.Phase, outcome store.Outcome, msg string, now time.Time, release bool) {
 	p := st.Ops[opID]
-	if p == nil {
+	if p == nil || p.Phase.Final() {
 		return
 	}
 	p.Phase, p.Outcome, p.Error = phase, outcome, msg
@@ -121,14 +123,42 @@ func finish(st *store.State, opID string, phase store.Phase, outcome store.Outco
 	}
 }
 
+// capped reports whether a send failed without an answer because the
+// settler's safety cap passed. The host may still act on the request, so
+// its outcome is unknown: the op and its lease are orphaned, never
+// recorded as failed.
+func capped(ctx context.Context, err error) bool {
+	return err != nil && !opencode.Authoritative(err) && errors.Is(ctx.Err(), context.DeadlineExceeded)
+}
+
+// orphan records that the settler will never learn the op's outcome: the
+// op and its lease (while still the op's) are orphaned, for evidence or
+// an operator to resolve.
+func (e *engine) orphan(st *store.State, opID string) {
+	p := st.Ops[opID]
+	if p == nil || !store.CanAdvance(p.Phase, store.PhaseOrphaned) {
+		return
+	}
+	why := fmt.Sprintf("the settler's safety cap of %v passed with the request unsettled; its outcome is unknown", e.t.SafetyCap)
+	p.Phase, p.Outcome, p.Error = store.PhaseOrphaned, store.OutcomeOrphaned, why
+	if l := st.Leases[p.TaskID]; l != nil && l.Token == p.LeaseToken && l.State == store.LeaseHeld {
+		l.State, l.Note = store.LeaseOrphaned, why
+	}
+}
+
 func (e *engine) settleMessage(ctx context.Context, o order, op store.Op) error {
 	err := e.host.SendMessage(ctx, op.TaskID, *o.Prompt)
+	lost := capped(ctx, err)
 	phase, outcome := outcomeOf(err)
 	msg := ""
 	if err != nil {
 		msg = "Task message transport failed: " + err.Error()
 	}
 	return e.update(func(st *store.State) error {
+		if lost {
+			e.orphan(st, op.ID)
+			return nil
+		}
 		finish(st, op.ID, phase, outcome, msg, e.now(), true)
 		return nil
 	})
@@ -141,6 +171,7 @@ func (e *engine) settleMessage(ctx context.Context, o order, op store.Op) error 
 // the verification.
 func (e *engine) settleAbort(ctx context.Context, o order, op store.Op) error {
 	ok, err := e.host.Abort(ctx, op.TaskID)
+	lost := capped(ctx, err)
 	return e.update(func(st *store.State) error {
 		now := e.now()
 		p := st.Ops[op.ID]
@@ -148,6 +179,8 @@ func (e *engine) settleAbort(ctx context.Context, o order, op store.Op) error {
 			return nil
 		}
 		switch {
+		case lost:
+			e.orphan(st, op.ID)
 		case err == nil && ok:
 			if !p.CallerAnswered {
 				finish(st, op.ID, store.PhaseSettled, store.OutcomeAccepted, "", now, false)
@@ -176,17 +209,23 @@ func (e *engine) settleAdmission(ctx context.Context, o order, op store.Op, sign
 	err := e.host.PromptAsync(ctx, op.TaskID, *o.Prompt)
 	if err != nil && !opencode.Authoritative(err) {
 		// The outcome is unknown: the host's transcript decides. Its
-		// own message there proves the prompt was admitted.
-		rctx, cancel := e.readCtx(ctx)
+		// own message there proves the prompt was admitted. The read
+		// gets its own deadline, as the safety cap may have passed.
+		rctx, cancel := e.readCtx(context.WithoutCancel(ctx))
 		msgs, rerr := e.host.Messages(rctx, op.TaskID, 0)
 		cancel()
 		if rerr == nil && opencode.HasID(msgs, op.ClientMessageID) {
 			err = nil
 		}
 	}
+	lost := capped(ctx, err)
 	compensate := false
 	uerr := e.update(func(st *store.State) error {
 		now := e.now()
+		if lost {
+			e.orphan(st, op.ID)
+			return nil
+		}
 		if err != nil {
 			phase, outcome := outcomeOf(err)
 			finish(st, op.ID, phase, outcome, fmt.Sprintf("Task %s revive failed: %v", o.Name, err), now, true)
