@@ -1,0 +1,354 @@
+package tasks_test
+
+import (
+	"errors"
+	"os"
+	"os/exec"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/slimgate/slim/fixtures/opencodefake"
+	"github.com/slimgate/slim/tasks/internal/owner"
+	"github.com/slimgate/slim/tasks/internal/store"
+)
+
+// startProc runs a tool in the background like start, and also returns
+// its process, for a test that kills it.
+func (h *harness) startProc(name string, args any) (*os.Process, func() out) {
+	h.t.Helper()
+	h.seq++
+	cmd, so, se := h.command(h.request(args), "tasks", name)
+	if err := cmd.Start(); err != nil {
+		h.t.Fatal(err)
+	}
+	done := make(chan out, 1)
+	go func() {
+		err := cmd.Wait()
+		o := out{stdout: so.String(), stderr: se.String()}
+		var ee *exec.ExitError
+		if errors.As(err, &ee) {
+			o.code = ee.ExitCode()
+		}
+		done <- o
+	}()
+	return cmd.Process, func() out {
+		h.t.Helper()
+		select {
+		case o := <-done:
+			h.invariants()
+			return o
+		case <-time.After(30 * time.Second):
+			cmd.Process.Kill()
+			h.t.Fatalf("slim tasks %s did not finish", name)
+			return out{}
+		}
+	}
+}
+
+// settlerOf returns the identity of the process that owns the task's
+// lease once a settler has taken it over from the tool call fg.
+func (h *harness) settlerOf(id string, fg int) owner.Identity {
+	h.t.Helper()
+	l := h.doc().Leases[id]
+	if l == nil {
+		h.t.Fatalf("task %s has no lease", id)
+	}
+	if l.Owner.PID == fg || l.Owner.PID == os.Getpid() {
+		h.t.Fatalf("the lease is owned by pid %d, not by a settler", l.Owner.PID)
+	}
+	if op := h.doc().Ops[l.OpID]; op == nil || op.Phase != store.PhaseSentUnknown || !op.Owner.Same(l.Owner) {
+		h.t.Fatalf("the lease's op is not the settler's sent op: %+v", op)
+	}
+	return l.Owner
+}
+
+// kill sends SIGKILL to the settler this test's tool call started.
+func kill(t *testing.T, id owner.Identity) {
+	t.Helper()
+	if err := syscall.Kill(id.PID, syscall.SIGKILL); err != nil {
+		t.Fatalf("kill settler %d: %v", id.PID, err)
+	}
+	waitGone(t, id)
+}
+
+// deadIdentity names a live process (this test) with the wrong start
+// time: a pid that was reused since the identity was recorded.
+func deadIdentity(t *testing.T) owner.Identity {
+	t.Helper()
+	id := owner.Self()
+	if id.StartTime == 0 || id.BootID == "" {
+		t.Skip("this platform does not record process start times")
+	}
+	id.StartTime++
+	if alive, err := owner.Alive(id); err != nil || alive {
+		t.Fatalf("an identity with a wrong start time is alive=%v (%v)", alive, err)
+	}
+	return id
+}
+
+func TestSettlerGoesOnWhenTheToolCallIsKilledDuringTheAdmission(t *testing.T) {
+	h := newHarness(t)
+	id := h.reconciledJob("explorer", "first")
+	g1 := h.job(id).Generation
+	h.queueHang()
+	h.hold("admit", "POST", "/session/*/prompt_async", 0, 1)
+	fg, wait := h.startProc("revive", map[string]any{"task_id": id, "prompt": "again"})
+	h.waitHeld("admit", 1)
+	settler := h.settlerOf(id, fg.Pid)
+	if err := fg.Kill(); err != nil {
+		t.Fatal(err)
+	}
+	if o := wait(); o.code != -1 {
+		t.Fatalf("the killed tool call ended %s", o)
+	}
+	if alive, err := owner.Alive(settler); err != nil || !alive {
+		t.Fatalf("killing the tool call killed its settler (%v)", err)
+	}
+	h.release("admit", nil)
+	h.waitFor("the settler to register the admission", func(st *store.State) bool { return st.Leases[id] == nil })
+	waitGone(t, settler)
+	j := h.job(id)
+	if j.Generation <= g1 || j.TaskGeneration != 2 || j.State != store.JobRunning {
+		t.Fatalf("job after the settler's admission: %+v", j)
+	}
+	if op := h.onlyOp(id, store.OpReviveAdmission); op.Phase != store.PhaseSettled || op.Outcome != store.OutcomeAccepted || op.CallerAnswered {
+		t.Fatalf("op %+v", op)
+	}
+}
+
+func TestSettlerKilledWhileSendingLeavesAnOrphanThatTheTranscriptResolves(t *testing.T) {
+	h := newHarness(t)
+	id := h.reconciledJob("explorer", "first")
+	g1 := h.job(id).Generation
+	baseline := h.lastMessageID(id)
+	h.queueHang()
+	h.hold("admit", "POST", "/session/*/prompt_async", 0, 1)
+	h.env["SLIM_TASKS_ADMISSION_TIMEOUT_MS"] = "400"
+	wait := h.start("revive", map[string]any{"task_id": id, "prompt": "again"})
+	h.waitHeld("admit", 1)
+	kill(t, h.settlerOf(id, 0))
+	// The tool call cannot know whether the host took the prompt.
+	wantOut(t, wait(), 0, reviveText(id, g1, "completed", "admission_unknown")+admissionUnknown, "")
+
+	// The host carries out the request its client gave up on.
+	h.release("admit", nil)
+	h.waitCallsDone(0, "POST", "/session/"+id+"/prompt_async")
+
+	h.tool("status", map[string]any{"task_id": id})
+	st := h.doc()
+	l := st.Leases[id]
+	if l == nil || l.State != store.LeaseOrphaned || l.Kind != store.LeaseRelaunch {
+		t.Fatalf("lease after its owner died: %+v", l)
+	}
+	if op := st.Ops[l.OpID]; op.Phase != store.PhaseOrphaned || op.Outcome != store.OutcomeOrphaned {
+		t.Fatalf("op after its owner died: %+v", op)
+	}
+	if st.Jobs[id].Generation != g1 {
+		t.Fatal("the orphan was registered before any evidence was read")
+	}
+
+	if o := h.operator([]string{"reconcile"}); o.code != 0 {
+		t.Fatal(o)
+	}
+	j := h.job(id)
+	if j.Generation <= g1 || j.TaskGeneration != 2 || j.State != store.JobRunning || j.BaselineMessageID != baseline {
+		t.Fatalf("job after the evidence was found: %+v (baseline %s)", j, baseline)
+	}
+	if l := h.doc().Leases[id]; l != nil {
+		t.Fatalf("the resolved orphan kept its lease: %+v", l)
+	}
+	op := h.onlyOp(id, store.OpReviveAdmission)
+	if op.Phase != store.PhaseSettled || op.Outcome != store.OutcomeAccepted || !strings.Contains(op.Error, "found in the transcript") {
+		t.Fatalf("op after the evidence was found: %+v", op)
+	}
+	if n := len(h.calls("POST", "/session/"+id+"/prompt_async")); n != 2 {
+		t.Fatalf("%d prompts reached the task, want the launch's and the revive's: nothing may be sent again", n)
+	}
+}
+
+func TestSettlerKilledBeforeTheHostSawThePromptLeavesAnOrphanOnlyAnOperatorFrees(t *testing.T) {
+	h := newHarness(t)
+	id := h.reconciledJob("explorer", "first")
+	g1 := h.job(id).Generation
+	h.hold("admit", "POST", "/session/*/prompt_async", 0, 1)
+	h.env["SLIM_TASKS_ADMISSION_TIMEOUT_MS"] = "400"
+	wait := h.start("revive", map[string]any{"task_id": id, "prompt": "again"})
+	h.waitHeld("admit", 1)
+	kill(t, h.settlerOf(id, 0))
+	wantOut(t, wait(), 0, reviveText(id, g1, "completed", "admission_unknown")+admissionUnknown, "")
+	// The host never acts on it.
+	h.release("admit", &opencodefake.Response{Status: 503})
+	h.waitCallsDone(0, "POST", "/session/"+id+"/prompt_async")
+
+	for i := 0; i < 2; i++ {
+		if o := h.operator([]string{"reconcile"}); o.code != 0 {
+			t.Fatal(o)
+		}
+	}
+	l := h.doc().Leases[id]
+	if l == nil || l.State != store.LeaseOrphaned {
+		t.Fatalf("without evidence the orphan must stay: %+v", l)
+	}
+	if j := h.job(id); j.Generation != g1 || j.State != store.JobReconciled {
+		t.Fatalf("job %+v", j)
+	}
+	refusal := "Task " + id + " cannot be revived: relaunch lease unavailable (the relaunch lease is orphaned: " + l.Note +
+		"; an operator can inspect it with `slim tasks lease inspect` and free it with `slim tasks lease break --task " + id + "`)\n"
+	wantOut(t, h.tool("revive", map[string]any{"task_id": id, "prompt": "again"}), 1, "", refusal)
+
+	o := h.operator([]string{"lease", "break"}, "--task", id)
+	wantOut(t, o, 2, "", "slim: task "+id+"'s relaunch lease protects a prompt that may have been admitted; check the session's transcript, then pass --confirm-not-admitted\n")
+	o = h.operator([]string{"lease", "break"}, "--task", id, "--confirm-not-admitted")
+	wantOut(t, o, 0, "broke the orphaned relaunch lease of "+id+" (generation "+itoa(int(g1))+")\n", "")
+	if op := h.onlyOp(id, store.OpReviveAdmission); op.Phase != store.PhaseRejected || op.Outcome != store.OutcomeOrphaned || op.Error != "lease broken by an operator" {
+		t.Fatalf("op after the break: %+v", op)
+	}
+
+	h.queueHang()
+	o = h.tool("revive", map[string]any{"task_id": id, "prompt": "again"})
+	wantOut(t, o, 0, reviveText(id, h.job(id).Generation, "running", "started"), "")
+}
+
+func TestSettlerWhoseSafetyCapPassesLeavesTheAdmissionOrphanedForEvidence(t *testing.T) {
+	h := newHarness(t)
+	id := h.reconciledJob("explorer", "first")
+	g1 := h.job(id).Generation
+	h.queueHang()
+	h.hold("admit", "POST", "/session/*/prompt_async", 0, 1)
+	h.env["SLIM_TASKS_SAFETY_CAP_MS"] = "200"
+	h.env["SLIM_TASKS_ADMISSION_TIMEOUT_MS"] = "600"
+	o := h.tool("revive", map[string]any{"task_id": id, "prompt": "again"})
+	wantOut(t, o, 0, reviveText(id, g1, "completed", "admission_unknown")+admissionUnknown, "")
+	st := h.doc()
+	l := st.Leases[id]
+	if l == nil || l.State != store.LeaseOrphaned || !strings.Contains(l.Note, "safety cap") {
+		t.Fatalf("lease after the safety cap passed: %+v", l)
+	}
+	if op := st.Ops[l.OpID]; op.Phase != store.PhaseOrphaned || op.Outcome != store.OutcomeOrphaned || !op.CallerAnswered {
+		t.Fatalf("op after the safety cap passed: %+v", op)
+	}
+	if st.Jobs[id].Generation != g1 {
+		t.Fatal("a capped admission registered a run")
+	}
+	// The host admits it after all: the transcript says so.
+	h.release("admit", nil)
+	h.waitCallsDone(0, "POST", "/session/"+id+"/prompt_async")
+	h.tool("status", map[string]any{"task_id": id})
+	if j := h.job(id); j.Generation <= g1 || j.State != store.JobRunning {
+		t.Fatalf("job after the late admission was found: %+v", j)
+	}
+	if l := h.doc().Leases[id]; l != nil {
+		t.Fatalf("lease %+v", l)
+	}
+}
+
+func TestLeaseOfAProcessWhosePIDWasReusedCountsAsDead(t *testing.T) {
+	dead := func(t *testing.T) owner.Identity { return deadIdentity(t) }
+	live := func(*testing.T) owner.Identity { return owner.Self() }
+	// lease writes a lease of kind on the task with an op in phase,
+	// owned by who.
+	lease := func(h *harness, id string, kind store.LeaseKind, opKind store.OpKind, phase store.Phase, who owner.Identity) {
+		h.mutate(func(st *store.State) error {
+			gen := st.Jobs[id].Generation
+			if _, err := st.AcquireLease(store.LeaseRequest{TaskID: id, Kind: kind, Token: "tok", Generation: gen, OpID: "op1", Owner: who}, st.Meta.CreatedAt); err != nil {
+				return err
+			}
+			if _, err := st.AddOp(store.OpRequest{ID: "op1", Kind: opKind, TaskID: id, Generation: gen, LeaseToken: "tok", ClientMessageID: "msg_never_sent", Owner: who}, st.Meta.CreatedAt); err != nil {
+				return err
+			}
+			if phase == store.PhaseSentUnknown {
+				_, err := st.MarkSent("op1", who, st.Meta.CreatedAt)
+				return err
+			}
+			return nil
+		})
+	}
+	note := func(h *harness, id string) string {
+		l := h.doc().Leases[id]
+		if l == nil {
+			h.t.Fatal("no lease")
+		}
+		return " (the " + string(l.Kind) + " lease is " + string(l.State) + ": " + l.Note + "; an operator can inspect it with `slim tasks lease inspect` and free it with `slim tasks lease break --task " + id + "`)"
+	}
+
+	t.Run("a sent revive becomes an orphan the refusal names", func(t *testing.T) {
+		h := newHarness(t)
+		id := h.reconciledJob("explorer", "first")
+		lease(h, id, store.LeaseRelaunch, store.OpReviveAdmission, store.PhaseSentUnknown, dead(t))
+		o := h.tool("revive", map[string]any{"task_id": id, "prompt": "again"})
+		h.tool("status", map[string]any{"task_id": id})
+		l := h.doc().Leases[id]
+		if l == nil || l.State != store.LeaseOrphaned || l.Token != "tok" {
+			t.Fatalf("lease of a reused pid: %+v", l)
+		}
+		wantOut(t, o, 1, "", "Task "+id+" cannot be revived: relaunch lease unavailable"+note(h, id)+"\n")
+		if n := len(h.calls("POST", "/session/"+id+"/prompt_async")); n != 1 {
+			t.Fatalf("%d prompts; the orphan's task may not be prompted", n)
+		}
+	})
+	t.Run("a live owner's lease stays held", func(t *testing.T) {
+		h := newHarness(t)
+		id := h.reconciledJob("explorer", "first")
+		lease(h, id, store.LeaseRelaunch, store.OpReviveAdmission, store.PhaseSentUnknown, live(t))
+		wantOut(t, h.tool("revive", map[string]any{"task_id": id, "prompt": "again"}), 1, "", "Task "+id+" cannot be revived: relaunch lease unavailable\n")
+		h.tool("status", map[string]any{"task_id": id})
+		if l := h.doc().Leases[id]; l == nil || l.State != store.LeaseHeld {
+			t.Fatalf("a live owner's lease was orphaned: %+v", l)
+		}
+	})
+	t.Run("an unsent op's lease is released by the next caller", func(t *testing.T) {
+		h := newHarness(t)
+		id := h.reconciledJob("explorer", "first")
+		lease(h, id, store.LeaseRelaunch, store.OpReviveAdmission, store.PhasePrepared, dead(t))
+		h.queueHang()
+		o := h.tool("revive", map[string]any{"task_id": id, "prompt": "again"})
+		wantOut(t, o, 0, reviveText(id, h.job(id).Generation, "running", "started"), "")
+		if op := h.doc().Ops["op1"]; op.Phase != store.PhaseRejected || op.Outcome != store.OutcomeNotSent {
+			t.Fatalf("the dead owner's unsent op: %+v", op)
+		}
+	})
+	t.Run("an orphaned message lease stays for an operator", func(t *testing.T) {
+		h := newHarness(t)
+		id := h.hangingJob("explorer", "x")
+		lease(h, id, store.LeaseMessage, store.OpMessage, store.PhaseSentUnknown, dead(t))
+		h.tool("status", map[string]any{"task_id": id})
+		h.tool("status", map[string]any{"task_id": id})
+		if l := h.doc().Leases[id]; l == nil || l.State != store.LeaseOrphaned {
+			t.Fatalf("an orphaned message lease was resolved without evidence: %+v", l)
+		}
+		wantOut(t, h.tool("message", map[string]any{"task_id": id, "message": "note"}), 1, "", "Task "+id+" cannot queue a message: message/control lease unavailable"+note(h, id)+"\n")
+	})
+	t.Run("an orphaned cancel of a busy task stays", func(t *testing.T) {
+		h := newHarness(t)
+		id := h.hangingJob("explorer", "x")
+		lease(h, id, store.LeaseCancellation, store.OpAbort, store.PhaseSentUnknown, dead(t))
+		o := h.tool("cancel", map[string]any{"task_id": id})
+		wantOut(t, o, 0, cancelText(id, "running", "stale/uncertain cancellation: cancellation lease unavailable for "+id+note(h, id)), "")
+		h.tool("status", map[string]any{"task_id": id})
+		if l := h.doc().Leases[id]; l == nil || l.State != store.LeaseOrphaned {
+			t.Fatalf("an orphaned cancel of a busy task was resolved: %+v", l)
+		}
+		if j := h.job(id); j.State != store.JobRunning {
+			t.Fatalf("job %+v", j)
+		}
+	})
+	t.Run("an orphaned cancel of a quiet task is committed", func(t *testing.T) {
+		h := newHarness(t)
+		id := h.hangingJob("explorer", "x")
+		gen := h.job(id).Generation
+		lease(h, id, store.LeaseCancellation, store.OpAbort, store.PhaseSentUnknown, dead(t))
+		h.idleInMap(id)
+		h.tool("status", map[string]any{"task_id": id})
+		if l := h.doc().Leases[id]; l != nil {
+			t.Fatalf("the orphaned cancel of a quiet task kept its lease: %+v", l)
+		}
+		if j := h.job(id); j.State != store.JobCancelled || j.Generation != gen {
+			t.Fatalf("job %+v", j)
+		}
+		if op := h.doc().Ops["op1"]; op.Phase != store.PhaseSettled || op.Outcome != store.OutcomeAccepted {
+			t.Fatalf("op %+v", op)
+		}
+	})
+}
