@@ -7,6 +7,7 @@ import (
 	"io"
 	"os"
 	"os/exec"
+	"runtime"
 	"strconv"
 	"strings"
 	"testing"
@@ -34,7 +35,7 @@ const holdCallers, holdJobs = 8, 1000
 // caller of every round.
 func BenchmarkUpdate8Processes(b *testing.B) {
 	dir := benchStoreJobs(b, Options{}, holdJobs).Dir()
-	var store, bare []Timing
+	var store, bare []holdResult
 	for i := range b.N {
 		if i%2 == 0 {
 			store = append(store, holdRound(b, "one", dir)...)
@@ -45,10 +46,10 @@ func BenchmarkUpdate8Processes(b *testing.B) {
 		}
 	}
 	b.StopTimer()
-	pick := func(ts []Timing, f func(Timing) time.Duration) []time.Duration {
-		ds := make([]time.Duration, len(ts))
-		for i, t := range ts {
-			ds[i] = f(t)
+	pick := func(rs []holdResult, f func(Timing) time.Duration) []time.Duration {
+		ds := make([]time.Duration, len(rs))
+		for i, r := range rs {
+			ds[i] = f(r.Timing)
 		}
 		return ds
 	}
@@ -56,7 +57,7 @@ func BenchmarkUpdate8Processes(b *testing.B) {
 	wait := func(t Timing) time.Duration { return t.Wait }
 	for _, m := range []struct {
 		name string
-		ts   []Timing
+		ts   []holdResult
 		f    func(Timing) time.Duration
 		ps   []float64
 	}{
@@ -74,13 +75,27 @@ func BenchmarkUpdate8Processes(b *testing.B) {
 			b.ReportMetric(ms(percentile(ds, p)), fmt.Sprintf("%s-p%d-ms", m.name, int(p*100)))
 		}
 	}
+	gcs := 0
+	for _, r := range store {
+		if r.gcs > 0 {
+			gcs++
+		}
+	}
 	b.ReportMetric(float64(len(store)), "callers")
+	b.ReportMetric(float64(gcs)/float64(len(store)), "gc-share")
+}
+
+// holdResult is what one caller reports: its timing and how many
+// garbage collections ran during its Update.
+type holdResult struct {
+	Timing
+	gcs uint32
 }
 
 // holdRound starts holdCallers helpers in mode ("one" or "bare"), waits
 // until each has said it is ready, lets them all go at once and returns
 // their timings.
-func holdRound(b *testing.B, mode, dir string) []Timing {
+func holdRound(b *testing.B, mode, dir string) []holdResult {
 	type proc struct {
 		cmd    *exec.Cmd
 		stdin  io.WriteCloser
@@ -107,10 +122,10 @@ func holdRound(b *testing.B, mode, dir string) []Timing {
 	for _, p := range ps {
 		io.WriteString(p.stdin, "go\n")
 	}
-	ts := make([]Timing, len(ps))
+	ts := make([]holdResult, len(ps))
 	for i, p := range ps {
 		l, _ := p.stdout.ReadString('\n')
-		t, err := parseTiming(l)
+		t, err := parseResult(l)
 		if werr := p.cmd.Wait(); err != nil || werr != nil {
 			b.Fatalf("helper said %q (%v, %v): %s", l, err, werr, p.stderr.String())
 		}
@@ -122,7 +137,8 @@ func holdRound(b *testing.B, mode, dir string) []Timing {
 // holdCaller is one caller of a round, in a helper process: it says
 // "ready", waits for a line on stdin and then, in mode "one", runs one
 // Update that touches job id, or in mode "bare" takes the lock, reads the
-// document and writes it back whole. It prints its timing as one line.
+// document and writes it back whole. It prints its timing and the number
+// of garbage collections during the transaction as one line.
 func holdCaller(s *Store, mode, id string) error {
 	var t Timing
 	s.observe = func(tm Timing) { t = tm }
@@ -130,6 +146,8 @@ func holdCaller(s *Store, mode, id string) error {
 	if _, err := bufio.NewReader(os.Stdin).ReadString('\n'); err != nil {
 		return err
 	}
+	var before, after runtime.MemStats
+	runtime.ReadMemStats(&before)
 	var err error
 	if mode == "one" {
 		err = s.Update(func(st *State) error {
@@ -141,10 +159,11 @@ func holdCaller(s *Store, mode, id string) error {
 	} else {
 		t, err = bareRewrite(s)
 	}
+	runtime.ReadMemStats(&after)
 	if err != nil {
 		return err
 	}
-	fmt.Println(formatTiming(t))
+	fmt.Println(formatResult(holdResult{t, after.NumGC - before.NumGC}))
 	return nil
 }
 
@@ -165,23 +184,25 @@ func bareRewrite(s *Store) (Timing, error) {
 	return Timing{Wait: locked.Sub(start), Hold: time.Since(locked), Bytes: len(raw), Wrote: err == nil}, err
 }
 
-func formatTiming(t Timing) string {
-	return fmt.Sprint(int64(t.Wait), int64(t.Hold), int64(t.Read), int64(t.Encode), int64(t.Write), int64(t.Sync))
+func formatResult(r holdResult) string {
+	t := r.Timing
+	return fmt.Sprint(int64(t.Wait), int64(t.Hold), int64(t.Read), int64(t.Encode), int64(t.Write), int64(t.Sync), int64(r.gcs))
 }
 
-func parseTiming(l string) (Timing, error) {
-	var ns [6]int64
+func parseResult(l string) (holdResult, error) {
+	var ns [7]int64
 	f := strings.Fields(l)
 	if len(f) != len(ns) {
-		return Timing{}, fmt.Errorf("%d fields", len(f))
+		return holdResult{}, fmt.Errorf("%d fields", len(f))
 	}
 	for i := range ns {
 		n, err := strconv.ParseInt(f[i], 10, 64)
 		if err != nil {
-			return Timing{}, err
+			return holdResult{}, err
 		}
 		ns[i] = n
 	}
 	d := func(i int) time.Duration { return time.Duration(ns[i]) }
-	return Timing{Wait: d(0), Hold: d(1), Read: d(2), Encode: d(3), Write: d(4), Sync: d(5)}, nil
+	t := Timing{Wait: d(0), Hold: d(1), Read: d(2), Encode: d(3), Write: d(4), Sync: d(5)}
+	return holdResult{t, uint32(ns[6])}, nil
 }

@@ -5,6 +5,8 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"errors"
+	"fmt"
+	"io"
 	"io/fs"
 	"path/filepath"
 	"strings"
@@ -293,7 +295,7 @@ func (s *Store) Update(fn func(*State) error) (err error) {
 // never blocks on a named pipe and reads at most the bound. A missing
 // document is NewState() with nil raw bytes.
 func (s *Store) read() (*State, []byte, error) {
-	raw, err := statedir.ReadFile(s.doc, s.max)
+	raw, err := readDocument(s.doc, s.max)
 	switch {
 	case errors.Is(err, fs.ErrNotExist):
 		return NewState(), nil, nil
@@ -309,4 +311,40 @@ func (s *Store) read() (*State, []byte, error) {
 		return nil, nil, err
 	}
 	return st, raw, nil
+}
+
+// readDocument is statedir.ReadFile (no link followed, no wait on a named
+// pipe, nothing but a regular file, at most max bytes) reading into a
+// buffer of the file's size. Growing the buffer as it fills allocates the
+// document's size two or three times over, which on a document of a
+// thousand jobs is enough to start a garbage collection in the middle of
+// the transaction. Anything but an open regular file within the bound
+// goes to statedir.ReadFile, whose answer (and error) it returns.
+func readDocument(path string, max int64) ([]byte, error) {
+	f, err := statedir.OpenNoFollow(path)
+	if err != nil {
+		return statedir.ReadFile(path, max)
+	}
+	defer f.Close()
+	fi, err := f.Stat()
+	if err != nil || !fi.Mode().IsRegular() || fi.Size() > max {
+		return statedir.ReadFile(path, max)
+	}
+	// One byte more than the size, to see the end without growing.
+	data := make([]byte, 0, fi.Size()+1)
+	for {
+		n, err := f.Read(data[len(data):cap(data)])
+		data = data[:len(data)+n]
+		switch {
+		case err == io.EOF:
+			return data, nil
+		case err != nil:
+			return nil, fmt.Errorf("read %s: %w", path, err)
+		case int64(len(data)) > max:
+			return nil, fmt.Errorf("%s: %w (more than %d bytes)", path, statedir.ErrTooLarge, max)
+		case len(data) == cap(data):
+			// The file grew after Stat.
+			data = append(data, 0)[:len(data)]
+		}
+	}
 }
