@@ -26,7 +26,7 @@ func (a idArgs) id() string {
 // a duplicate is the wrong fix.
 func unknownTask(req string) error {
 	if isSessionID(req) {
-		return toolErr("Unknown task ID or alias: %s. If this is a background task of this session whose record was lost, continue it with task_revive; do not launch a duplicate.", req)
+		return toolErr("Unknown task ID or alias: %s. If it is a session this one started whose record was lost, task_result can still read its final answer; do not launch a duplicate.", req)
 	}
 	return toolErr("Unknown task ID or alias: %s", req)
 }
