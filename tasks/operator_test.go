@@ -77,6 +77,7 @@ func TestLeaseInspectListsEveryLeaseWithItsOpAndJob(t *testing.T) {
 		t.Fatalf("the text form lists settled ops: %s", o)
 	}
 	h.release("abort", nil)
+	waitGone(t, l.Owner)
 }
 
 func TestLeaseBreakRefusesALiveOwnersLeaseWithoutForce(t *testing.T) {

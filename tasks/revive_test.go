@@ -630,10 +630,23 @@ func wantQuarantined(t *testing.T, h *harness, id, why string) {
 	if l := h.doc().Leases[id]; l == nil || l.State != store.LeaseQuarantined {
 		t.Fatalf("the quarantined lease was released without an operator: %+v", l)
 	}
+	// The ID stays taken: the host's own resume of the session is not
+	// registered, and the board no longer knows the task.
+	native := map[string]any{"subagent_type": "explorer", "prompt": "resume", "task_id": id, "background": true}
+	h.hookAfter(native, "task_id: "+id+"\nstate: running")
+	if j := h.doc().Jobs[id]; j != nil {
+		t.Fatalf("a launch was registered past the quarantined lease: %+v", j)
+	}
+	wantOut(t, h.tool("revive", map[string]any{"task_id": id, "prompt": "again"}), 1, "", "Unknown or unowned background task: "+id+"\n")
+
 	o := h.operator([]string{"lease", "break"}, "--task", id)
 	wantOut(t, o, 0, "broke the quarantined relaunch lease of "+id+" (generation "+itoa(int(l.Generation))+")\n", "")
 	if l := h.doc().Leases[id]; l != nil {
 		t.Fatalf("lease after the break: %+v", l)
+	}
+	h.hookAfter(native, "task_id: "+id+"\nstate: running")
+	if j := h.doc().Jobs[id]; j == nil || j.State != store.JobRunning {
+		t.Fatalf("a launch after the break was not registered: %+v", j)
 	}
 }
 
