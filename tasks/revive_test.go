@@ -583,6 +583,12 @@ func TestReviveWhoseCompensationIsUnconfirmedQuarantinesTheLease(t *testing.T) {
 		{"the status read fails", func(h *harness, id string) {
 			h.setStatus(opencodefake.StatusMap{Mode: opencodefake.StatusError})
 		}, "the status read failed: HTTP 500: session status lookup failed"},
+		{"the status read times out", func(h *harness, id string) {
+			// Short read budgets: the settler's, and the later calls'.
+			h.env["SLIM_TASKS_VERIFY_TIMEOUT_MS"] = "300"
+			h.env["SLIM_TASKS_STATUS_TIMEOUT_MS"] = "300"
+			h.setStatus(opencodefake.StatusMap{Mode: opencodefake.StatusHang})
+		}, "the status read failed: Session status lookup timed out"},
 		{"the abort fails", func(h *harness, id string) {
 			h.script(opencodefake.Script{Aborts: []opencodefake.Abort{{Reply: opencodefake.AbortError}}})
 		}, "the abort failed: HTTP 500: abort failed for session %s"},
