@@ -380,6 +380,18 @@ func (e *encoder) injections(list []Injection) {
 
 const hexDigits = "0123456789abcdef"
 
+// htmlSafe holds the bytes appendString copies as they are: ASCII from
+// the space up, but for '"', '\\', '<', '>' and '&'. plain holds the
+// bytes a string's contents are read as they are: ASCII from the space
+// up, but for '"' and '\\'.
+var htmlSafe, plainByte = func() (h, p [256]bool) {
+	for c := 0x20; c < utf8.RuneSelf; c++ {
+		p[c] = c != '"' && c != '\\'
+		h[c] = p[c] && c != '<' && c != '>' && c != '&'
+	}
+	return h, p
+}()
+
 // appendString appends s as a JSON string escaped the way json.Marshal
 // escapes it: '"', '\\' and control characters, '<', '>' and '&' as
 // \u escapes, invalid UTF-8 as \ufffd, U+2028 and U+2029 escaped.
@@ -388,11 +400,11 @@ func appendString(b []byte, s string) []byte {
 	start := 0
 	for i := 0; i < len(s); {
 		c := s[i]
+		if htmlSafe[c] {
+			i++
+			continue
+		}
 		if c < utf8.RuneSelf {
-			if c >= 0x20 && c != '"' && c != '\\' && c != '<' && c != '>' && c != '&' {
-				i++
-				continue
-			}
 			b = append(b, s[start:i]...)
 			switch c {
 			case '\\', '"':
@@ -626,6 +638,9 @@ func (d *decoder) token() (start, end int, plain bool) {
 	}
 	start, plain = d.i, true
 	for i := start; i < len(d.data); i++ {
+		if plainByte[d.data[i]] {
+			continue
+		}
 		switch c := d.data[i]; {
 		case c == '"':
 			d.i = i + 1

@@ -95,7 +95,7 @@ type holdResult struct {
 // holdRound starts holdCallers helpers in mode ("one" or "bare"), waits
 // until each has said it is ready, lets them all go at once and returns
 // their timings.
-func holdRound(b *testing.B, mode, dir string) []holdResult {
+func holdRound(b testing.TB, mode, dir string) []holdResult {
 	type proc struct {
 		cmd    *exec.Cmd
 		stdin  io.WriteCloser
