@@ -69,10 +69,11 @@ type Timing struct {
 // directory, changed only by Update under an exclusive lock on a sidecar
 // lock file, and replaced atomically (temporary file, fsync, rename, and
 // after the lock is released, fsync of the directory), so a process
-// killed at any moment leaves the old or the new document, never a mix. The lock is advisory: every writer must
-// go through a Store. It is taken only for the transaction itself and the
-// kernel drops it when its holder dies, so no lock is ever left stale.
-// A Store holds no open files and is safe for concurrent use.
+// killed at any moment leaves the old or the new document, never a mix.
+// The lock is advisory: every writer must go through a Store. It is taken
+// only for the transaction itself and the kernel drops it when its holder
+// dies, so no lock is ever left stale. A Store holds no open files and is
+// safe for concurrent use.
 type Store struct {
 	dir, doc, lock string
 	timeout        time.Duration
