@@ -7,6 +7,8 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
+	"net/http"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -396,8 +398,17 @@ func (p *project) run(script ...fakeprovider.Turn) *hostRun {
 	if len(r.provider.ScriptedRequests()) == 0 {
 		t.Fatalf("the host never asked the fake provider (exit %v)", r.exitErr)
 	}
-	// A plugin that fails to load does not fail the run (pitfall 3), and the
-	// plugin passes every call when slim misbehaves; both must be seen here.
+	p.checkPlugin(r)
+	return r
+}
+
+// checkPlugin fails the test when the host could not load the plugin or the
+// plugin logged a problem with slim. A plugin that fails to load does not
+// fail the run (pitfall 3), and the plugin passes every call when slim
+// misbehaves; both must be seen here.
+func (p *project) checkPlugin(r *hostRun) {
+	t := p.t
+	t.Helper()
 	if p.mode != noPlugin && strings.Contains(r.stderr, "failed to load plugin") {
 		t.Errorf("the host failed to load the slim plugin")
 	}
@@ -408,7 +419,6 @@ func (p *project) run(script ...fakeprovider.Turn) *hostRun {
 			}
 		}
 	}
-	return r
 }
 
 // runWithTimeout runs the host once under the given hard timeout and
@@ -468,6 +478,234 @@ func (p *project) runWithTimeout(timeout time.Duration, script ...fakeprovider.T
 		}
 	})
 	return r
+}
+
+// serveStartTimeout bounds how long `opencode serve` may take to listen.
+const serveStartTimeout = 60 * time.Second
+
+// hostServer is one `opencode serve` in the project: a real HTTP server on
+// 127.0.0.1 that the plugin, and through it slim, can talk to (the server
+// of `opencode run` is not reachable from outside the process). Its
+// hostRun collects the same artifacts as a run once the server stops.
+type hostServer struct {
+	*hostRun
+	p      *project
+	url    string // http://127.0.0.1:PORT
+	cmd    *exec.Cmd
+	ctx    context.Context    // ends runTimeout after the start
+	cancel context.CancelFunc // kills the process group
+	exited chan error         // receives cmd.Wait's error once
+	out    *lockedBuffer
+	errOut *lockedBuffer
+	start  time.Time
+	once   sync.Once
+}
+
+// lockedBuffer is a bytes.Buffer a running process writes to while the
+// test reads it.
+type lockedBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (l *lockedBuffer) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.Write(p)
+}
+
+func (l *lockedBuffer) String() string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.String()
+}
+
+// listening is the line `opencode serve` prints once it accepts requests.
+var listening = regexp.MustCompile(`listening on (http://127\.0\.0\.1:[0-9]+)`)
+
+// serve starts a fake provider with script and opts (its LogPath is set
+// here), points the project at it and starts `opencode serve` on
+// 127.0.0.1 in the project, with the environment of a run. With --port 0
+// the host takes its usual port when it is free and any free one
+// otherwise. serve returns once the server listens; the test's cleanup
+// stops it, kills its process group and closes the provider.
+func (p *project) serve(script []fakeprovider.Turn, opts fakeprovider.Options) *hostServer {
+	t := p.t
+	t.Helper()
+	bin := hostBinary(t)
+	p.runs++
+	r := &hostRun{dir: filepath.Join(p.root, fmt.Sprintf("run%d", p.runs))}
+	mustMkdir(t, r.dir)
+	opts.LogPath = filepath.Join(r.dir, "requests.jsonl")
+	srv, err := fakeprovider.Start(script, opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	r.provider = srv
+	p.writeConfig(srv.BaseURL())
+
+	// The server lives at most runTimeout, like one run; cancelling kills
+	// its process group.
+	ctx, cancel := context.WithTimeout(context.Background(), runTimeout)
+	cmd := exec.CommandContext(ctx, bin, "serve", "--port", "0", "--hostname", "127.0.0.1", "--print-logs", "--log-level", "INFO")
+	cmd.Dir = p.dir
+	cmd.Env = p.hostEnv()
+	s := &hostServer{hostRun: r, p: p, cmd: cmd, ctx: ctx, cancel: cancel, exited: make(chan error, 1), out: &lockedBuffer{}, errOut: &lockedBuffer{}}
+	cmd.Stdout, cmd.Stderr = s.out, s.errOut
+	inOwnProcessGroup(cmd)
+	cmd.WaitDelay = 5 * time.Second
+	s.start = time.Now()
+	if err := cmd.Start(); err != nil {
+		cancel()
+		srv.Close()
+		t.Fatalf("start opencode serve: %v", err)
+	}
+	r.pid = cmd.Process.Pid
+	go func() { s.exited <- cmd.Wait() }()
+	t.Cleanup(func() {
+		s.stop()
+		if t.Failed() {
+			t.Log(p.diagnostics(r))
+		}
+	})
+	deadline := time.NewTimer(serveStartTimeout)
+	defer deadline.Stop()
+	for {
+		if m := listening.FindStringSubmatch(s.out.String() + s.errOut.String()); m != nil {
+			s.url = m[1]
+			break
+		}
+		select {
+		case err := <-s.exited:
+			s.exited <- err
+			t.Fatalf("opencode serve exited before it listened: %v\n%s", err, tail(s.errOut.String(), 20))
+		case <-deadline.C:
+			t.Fatalf("opencode serve did not listen within %s", serveStartTimeout)
+		case <-time.After(50 * time.Millisecond):
+		}
+	}
+	t.Logf("opencode serve (%s) listens on %s after %.1fs", p.mode, s.url, time.Since(s.start).Seconds())
+	return s
+}
+
+// stop kills the server's process group, waits for it and closes the
+// provider, keeping the artifacts as a run does, and checks the plugin as a
+// run is checked. Later calls do nothing.
+func (s *hostServer) stop() {
+	s.once.Do(func() {
+		_ = killGroup(s.cmd)
+		s.exitErr = <-s.exited
+		s.timedOut = errors.Is(s.ctx.Err(), context.DeadlineExceeded)
+		s.cancel()
+		s.elapsed = time.Since(s.start)
+		t := s.p.t
+		if s.timedOut {
+			t.Errorf("opencode serve hit the %s timeout and was killed", runTimeout)
+		}
+		if err := s.provider.Close(); err != nil {
+			t.Errorf("fake provider: %v", err)
+		}
+		s.stdout, s.stderr = s.out.String(), s.errOut.String()
+		mustWrite(t, filepath.Join(s.dir, "stdout.log"), s.stdout)
+		mustWrite(t, filepath.Join(s.dir, "stderr.log"), s.stderr)
+		var cpu time.Duration
+		if ps := s.cmd.ProcessState; ps != nil {
+			cpu = ps.UserTime() + ps.SystemTime()
+		}
+		t.Logf("opencode serve (%s): %.1fs wall, %.1fs CPU, %d requests", s.p.mode, s.elapsed.Seconds(), cpu.Seconds(), len(s.provider.Requests()))
+		s.p.checkPlugin(s.hostRun)
+	})
+}
+
+// api sends one request to the server's HTTP API (a JSON body when body is
+// not nil) and decodes a JSON answer into out when out is not nil. A
+// transport failure or a status other than 2xx fails t.
+func (s *hostServer) api(t *testing.T, method, path string, body, out any, timeout time.Duration) {
+	t.Helper()
+	var rd io.Reader
+	if body != nil {
+		b, err := json.Marshal(body)
+		if err != nil {
+			t.Fatal(err)
+		}
+		rd = bytes.NewReader(b)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), timeout)
+	defer cancel()
+	req, err := http.NewRequestWithContext(ctx, method, s.url+path, rd)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if body != nil {
+		req.Header.Set("Content-Type", "application/json")
+	}
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatalf("%s %s: %v", method, path, err)
+	}
+	defer resp.Body.Close()
+	data, err := io.ReadAll(resp.Body)
+	if err != nil {
+		t.Fatalf("%s %s: read the answer: %v", method, path, err)
+	}
+	if resp.StatusCode/100 != 2 {
+		t.Fatalf("%s %s: %s: %s", method, path, resp.Status, clip(string(data), 600))
+	}
+	if out != nil {
+		if err := json.Unmarshal(data, out); err != nil {
+			t.Fatalf("%s %s: decode the answer: %v: %s", method, path, err, clip(string(data), 600))
+		}
+	}
+}
+
+// hostMessage is one message of a session as the server's API returns it:
+// its info and parts, with the fields the tests read.
+type hostMessage struct {
+	Info struct {
+		ID    string `json:"id"`
+		Role  string `json:"role"`
+		Error *struct {
+			Name string `json:"name"`
+		} `json:"error"`
+	} `json:"info"`
+	Parts []struct {
+		Type string `json:"type"`
+		Text string `json:"text"`
+	} `json:"parts"`
+}
+
+// text is the message's text parts, joined.
+func (m hostMessage) text() string {
+	var b strings.Builder
+	for _, part := range m.Parts {
+		if part.Type == "text" {
+			b.WriteString(part.Text)
+		}
+	}
+	return b.String()
+}
+
+// session creates a session (POST /session) and returns its ID.
+func (s *hostServer) session() string {
+	s.p.t.Helper()
+	var sess struct {
+		ID string `json:"id"`
+	}
+	s.api(s.p.t, http.MethodPost, "/session", map[string]any{}, &sess, 30*time.Second)
+	if sess.ID == "" {
+		s.p.t.Fatal("POST /session answered no session id")
+	}
+	return sess.ID
+}
+
+// prompt sends text to a session as the user (POST /session/{id}/message),
+// which answers when the session's turn loop has ended, with its last
+// assistant message.
+func (s *hostServer) prompt(sessionID, text string) hostMessage {
+	s.p.t.Helper()
+	var m hostMessage
+	s.api(s.p.t, http.MethodPost, "/session/"+sessionID+"/message", map[string]any{"parts": []any{map[string]any{"type": "text", "text": text}}}, &m, runTimeout)
+	return m
 }
 
 func parseToolEvents(stdout string) []toolEvent {
