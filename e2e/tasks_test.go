@@ -155,10 +155,14 @@ func TestBackgroundTaskTools(t *testing.T) {
 		}
 	})
 	t.Run("the revived run finishes and task_result reads its answer", func(t *testing.T) {
-		// The host lists only running sessions in its status map, so an
-		// idle one is reported with the board's state, unconfirmed.
+		// The host lists only running sessions in its status map; a
+		// finished run it no longer runs is reported with its outcome,
+		// known from its transcript, and no uncertainty.
 		got := s.result(t, turnStatusDone, 0)
-		wantPrefix(t, "task_status after the revived run", got, header+"state: completed (unconfirmed)\n")
+		wantPrefix(t, "task_status after the revived run", got, header+"state: completed\n")
+		if strings.Contains(got, "status_uncertain") {
+			t.Errorf("a finished run's status is uncertain: %q", clip(got, 600))
+		}
 		if got := s.result(t, turnResultDone, 0); got != revivedText {
 			t.Errorf("task_result after the revived run = %q, want %q", clip(got, 600), revivedText)
 		}

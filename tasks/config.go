@@ -136,6 +136,29 @@ type Config struct {
 	SettlerArgs []string
 	// Now is the clock (time.Now when nil).
 	Now func() time.Time
+	// CrashAt, for crash tests only, names a point of the send rule at
+	// which the process kills itself (SIGKILL, no clean-up), as a crash
+	// there would: CrashCaptured, CrashSent or CrashAnswered.
+	CrashAt string
+}
+
+// The crash points of Config.CrashAt.
+const (
+	// CrashCaptured: the tool call journalled the op and took the lease,
+	// and dies before it starts the settler (nothing was sent).
+	CrashCaptured = "captured"
+	// CrashSent: the settler marked the op sent and dies before sending.
+	CrashSent = "sent"
+	// CrashAnswered: the host answered the settler, which dies before it
+	// records the outcome.
+	CrashAnswered = "answered"
+)
+
+// crashPoint kills the process at point when the crash tests ask for it.
+func (e *engine) crashPoint(point string) {
+	if e.cfg.CrashAt == point {
+		killSelf()
+	}
 }
 
 // DefaultOrchestratorAgents are the agents that own background tasks

@@ -264,3 +264,12 @@ func TestDuplicateObjectiveWithAnUnreadResultIsRefused(t *testing.T) {
 		t.Fatal(o)
 	}
 }
+
+func TestStatusOfAFinishedTaskIsItsOutcomeWithoutDoubt(t *testing.T) {
+	h := newHarness(t)
+	id := h.completed("explorer", "done")
+	o := h.tool("status", map[string]any{"task_id": id})
+	if o.code != 0 || !strings.Contains(o.stdout, "\nstate: completed\n") || strings.Contains(o.stdout, "status_uncertain") {
+		t.Fatal(o)
+	}
+}

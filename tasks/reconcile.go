@@ -117,6 +117,11 @@ func (e *engine) apply(st *store.State, obs []jobObs, orphans []orphanObs, snap 
 		switch {
 		case o.gone:
 			drop(st, j.TaskID, "session deleted", now)
+		case o.outcome != nil && o.outcome.Error != "" && cancelling(st, j):
+			// The run ended because a cancel aborted it: the cancel
+			// (its verification, or the evidence for an orphaned one)
+			// records it as cancelled, not as failed.
+			markUncertain(j, o.gen, "the run was aborted; its cancel is not settled yet", now)
 		case o.outcome != nil && o.outcome.Error != "":
 			markTerminal(j, o.gen, store.JobError, o.outcome.Error, now)
 		case o.outcome != nil:
@@ -177,6 +182,12 @@ func (e *engine) reconcile(ctx context.Context, parent, only string, snap snapsh
 		e.apply(st, obs, orphans, snap)
 		return nil
 	})
+}
+
+// cancelling reports whether a cancel of the job's run holds its lease.
+func cancelling(st *store.State, j *store.Job) bool {
+	l := st.Leases[j.TaskID]
+	return l != nil && l.Kind == store.LeaseCancellation && l.Generation == j.Generation
 }
 
 func isNotFound(err error) bool {

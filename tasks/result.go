@@ -93,7 +93,11 @@ func runResult(ctx context.Context, e *engine, req Request) (*Result, error) {
 		if text == "" {
 			return toolErr("Task %s has no completed text result", name)
 		}
+		// The model read the result: that run is acknowledged, so the
+		// board stops listing it as unread and the session becomes
+		// reusable, even when no board was ever shown.
 		markUsed(j, e.now())
+		acknowledge(j, gen, e.now())
 		res = &Result{Status: "completed", State: "completed", TaskID: j.TaskID, Alias: j.Alias, Generation: gen, Text: text}
 		return nil
 	})

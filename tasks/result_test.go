@@ -50,8 +50,12 @@ func TestResultOfACompletedTaskIsItsFinalTextWithoutReasoning(t *testing.T) {
 		t.Fatal(o)
 	}
 	j := h.job(id)
-	if j.State != store.JobCompleted || j.LastUsedAt.Before(before.Add(-time.Millisecond)) {
-		t.Fatalf("job after task_result: %+v (lastUsedAt must be updated)", j)
+	if j.State != store.JobReconciled || j.TerminalState != store.JobCompleted || j.TerminalUnreconciled || j.LastUsedAt.Before(before.Add(-time.Millisecond)) {
+		t.Fatalf("job after task_result: %+v (the read result is acknowledged and lastUsedAt updated)", j)
+	}
+	// Read again, the answer is the same.
+	if o := h.tool("result", map[string]any{"task_id": "exp-1"}); o.code != 0 || o.stdout != "findings\n" {
+		t.Fatal(o)
 	}
 	for _, c := range h.fake.Calls() {
 		if c.Method != "GET" {

@@ -16,6 +16,7 @@ func (e *engine) settle(ctx context.Context, o order, signal func()) error {
 	if err != nil || refusal != "" {
 		return err
 	}
+	e.crashPoint(CrashSent)
 	sctx, cancel := context.WithTimeout(ctx, e.t.SafetyCap)
 	defer cancel()
 	switch op.Kind {
@@ -148,6 +149,7 @@ func (e *engine) orphan(st *store.State, opID string) {
 
 func (e *engine) settleMessage(ctx context.Context, o order, op store.Op) error {
 	err := e.host.SendMessage(ctx, op.TaskID, *o.Prompt)
+	e.crashPoint(CrashAnswered)
 	lost := capped(ctx, err)
 	phase, outcome := outcomeOf(err)
 	msg := ""
@@ -171,6 +173,7 @@ func (e *engine) settleMessage(ctx context.Context, o order, op store.Op) error 
 // the verification.
 func (e *engine) settleAbort(ctx context.Context, o order, op store.Op) error {
 	ok, err := e.host.Abort(ctx, op.TaskID)
+	e.crashPoint(CrashAnswered)
 	lost := capped(ctx, err)
 	return e.update(func(st *store.State) error {
 		now := e.now()
@@ -207,6 +210,7 @@ func (e *engine) settleAbort(ctx context.Context, o order, op store.Op) error {
 func (e *engine) settleAdmission(ctx context.Context, o order, op store.Op, signal func()) error {
 	sentAt := op.SentAt
 	err := e.host.PromptAsync(ctx, op.TaskID, *o.Prompt)
+	e.crashPoint(CrashAnswered)
 	if err != nil && !opencode.Authoritative(err) {
 		// The outcome is unknown: the host's transcript decides. Its
 		// own message there proves the prompt was admitted. The read

@@ -58,6 +58,7 @@ type settlerHandle struct {
 // spawnSettler starts the settler of op o, detached in its own session so
 // that killing the tool call (the host's abort) does not kill it.
 func (e *engine) spawnSettler(o order) (*settlerHandle, error) {
+	e.crashPoint(CrashCaptured)
 	data, err := json.Marshal(o)
 	if err != nil {
 		return nil, internalErr(err, "cannot encode the settler's order")

@@ -81,9 +81,16 @@ func runStatus(ctx context.Context, e *engine, req Request) (*Result, error) {
 	}
 	uncertain := false
 	statusErr := ""
-	if obs.known() {
+	switch {
+	case obs.known():
 		state = string(obs.live)
-	} else {
+	case obs.absent && isCanonicalTerminal(terminalOf(&j)) && !j.StatusUncertain:
+		// A finished run the host is not running: its outcome is known
+		// from its transcript (or its verified cancel), so the answer is
+		// certain. A stopped run has no such evidence and stays
+		// unconfirmed.
+		state = string(terminalOf(&j))
+	default:
 		state += " (unconfirmed)"
 		uncertain = true
 		switch {

@@ -36,6 +36,9 @@ func tasksConfig(getenv func(string) string) (tasks.Config, error) {
 		Username:  getenv("OPENCODE_SERVER_USERNAME"),
 		Password:  getenv("OPENCODE_SERVER_PASSWORD"),
 		Timeouts:  t,
+		// The crash tests' switch: a point of the send rule at which the
+		// process kills itself (see tasks.Config.CrashAt).
+		CrashAt: getenv("SLIM_TASKS_CRASH_AT"),
 	}
 	if v := strings.TrimSpace(getenv("SLIM_TASKS_ORCHESTRATORS")); v != "" {
 		for _, a := range strings.Split(v, ",") {

@@ -479,9 +479,9 @@ const TASK_TOOLS = {
     cmd: "status",
     limitMs: 30000,
     description:
-      "Show a background task's live state: busy, retry or idle at the host (or the board's state marked unconfirmed " +
-      "when the host cannot confirm it), its agent, when it last showed activity and whether it may be stuck. It never " +
-      "waits and never changes the task.",
+      "Show a background task's state: busy or retry while the host runs it, its outcome (completed, error, cancelled) " +
+      "once it finished, or the last known state marked unconfirmed when the host cannot confirm it; also its agent, " +
+      "when it last showed activity and whether it may be stuck. It never waits and never changes the task.",
     args: { task_id: TASK_ID_ARG },
     required: ["task_id"],
   },
