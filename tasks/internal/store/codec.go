@@ -8,6 +8,7 @@ import (
 	"strconv"
 	"time"
 	"unicode/utf8"
+	"unsafe"
 
 	"github.com/slimgate/slim/tasks/internal/owner"
 )
@@ -450,8 +451,14 @@ func appendString(b []byte, s string) []byte {
 // not read exactly as encoding/json would (see the comment at the top of
 // this file); decode then falls back to encoding/json. It checks nothing
 // of the schema: decode does that for both paths.
+//
+// The strings of the State are slices of data, which must not be written
+// afterwards. The store's documents never are (they are read, decoded and
+// only compared), so decoding copies no string: in a process that has
+// just started, every byte it allocates is memory the kernel must first
+// hand over, which costs about as much as the decoding itself.
 func decodeFast(data []byte) (*State, bool) {
-	d := decoder{data: data, s: string(data)}
+	d := decoder{data: data, s: unsafe.String(unsafe.SliceData(data), len(data))}
 	st := new(State)
 	var seen fieldSet
 	d.object(func(k string) {
@@ -500,8 +507,8 @@ func decodeFast(data []byte) (*State, bool) {
 	return st, true
 }
 
-// decoder reads JSON from data. s is data as one string, so that the
-// strings it decodes are slices of it rather than copies. Once failed is
+// decoder reads JSON from data. s is data as a string (the same bytes),
+// so that the strings it decodes are slices of it. Once failed is
 // set, i is at the end of data and every read fails, so every loop ends.
 type decoder struct {
 	data   []byte

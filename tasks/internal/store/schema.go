@@ -284,7 +284,8 @@ func (s *State) NextAliasNumber(parent, prefix string) int64 {
 // this schema (unknown fields and trailing data included) is Corrupt; one
 // of another version is Unsupported. The documents the store writes take
 // decodeFast; anything it does not read exactly as encoding/json would
-// goes to decodeJSON, which decides.
+// goes to decodeJSON, which decides. The State's strings may be slices of
+// data, which must not be written afterwards.
 func decode(path string, data []byte) (*State, error) {
 	s, ok := decodeFast(data)
 	if !ok {
