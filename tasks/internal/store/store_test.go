@@ -250,6 +250,10 @@ func TestAFailedTransactionWritesNothing(t *testing.T) {
 			st.Jobs["x"] = &Job{TaskID: "x", State: JobRunning, ResultSummary: strings.Repeat("y", 70<<10)}
 			return nil
 		}, Invalid, CodeTooLarge},
+		{"a time JSON cannot write", func(st *State) error {
+			st.Jobs["x"] = &Job{TaskID: "x", State: JobRunning, UpdatedAt: time.Date(10000, 1, 1, 0, 0, 0, 0, time.UTC)}
+			return nil
+		}, Invalid, CodeBadUpdate},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			err := s.Update(c.fn)
@@ -261,6 +265,9 @@ func TestAFailedTransactionWritesNothing(t *testing.T) {
 				t.Fatalf("err = %v, want %s/%s", err, c.kind, c.code)
 			}
 			before.same(t, s.Path())
+			if tmp := temps(t, s.Dir()); len(tmp) != 0 {
+				t.Fatalf("temporaries left: %v", tmp)
+			}
 		})
 	}
 }
