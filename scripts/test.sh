@@ -8,7 +8,6 @@
 # into a failure.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-export GOFLAGS="${GOFLAGS:-} -tags=urfave_cli_no_docs"
 unformatted=$(gofmt -l $(git ls-files '*.go'))
 if [[ -n "$unformatted" ]]; then
 	echo "gofmt needed:" >&2

@@ -1,5 +1,5 @@
 // Package testbin builds the slim executable the way it ships (static,
-// CGO_ENABLED=0, the urfave_cli_no_docs tag) for tests that must run the
+// CGO_ENABLED=0) for tests that must run the
 // real binary: killed processes, parallel processes, the plugin and the
 // real host. One place holds the build flags, so every such test runs what
 // users run.
@@ -25,7 +25,7 @@ func Build(dir string) (string, error) {
 	if runtime.GOOS == "windows" {
 		bin += ".exe"
 	}
-	cmd := exec.Command("go", "build", "-tags", "urfave_cli_no_docs", "-o", bin, "github.com/slimgate/slim/cmd/slim")
+	cmd := exec.Command("go", "build", "-o", bin, "github.com/slimgate/slim/cmd/slim")
 	cmd.Env = append(os.Environ(), "CGO_ENABLED=0")
 	if out, err := cmd.CombinedOutput(); err != nil {
 		return "", fmt.Errorf("go build cmd/slim: %w\n%s", err, out)
