@@ -62,9 +62,7 @@ func Call(ctx context.Context, cfg Config, tool string, req Request) (*Result, e
 		return nil, err
 	}
 	if sc.Flavor == "v2" {
-		// A v2 host has no live status map and other routes: nothing it
-		// answers could be verified the way the tools promise.
-		return nil, toolErr("%s: this host serves OpenCode's v2 API, which slim's background task tools do not drive; nothing was sent. Run them against a v1 server (opencode serve).", toolLabel(tool))
+		return nil, errV2(toolLabel(tool))
 	}
 	e, err := open(cfg, sc)
 	if err != nil {

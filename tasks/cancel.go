@@ -185,9 +185,6 @@ func (e *engine) cancelTracked(ctx context.Context, job *store.Job, reason strin
 // break, within the verification budget. It returns "" when it was, or
 // the last status seen.
 func (e *engine) verifyStopped(ctx context.Context, taskID string, since time.Time) string {
-	if e.flavor == "v2" {
-		return "live status unavailable"
-	}
 	deadline := time.Now().Add(e.t.Verify)
 	var quietSince time.Time
 	last := "unknown"

@@ -161,13 +161,10 @@ func (e *engine) crashPoint(point string) {
 	}
 }
 
-// DefaultOrchestratorAgents are the agents that own background tasks
+// DefaultOrchestratorAgents returns the agents that own background tasks
 // when SLIM_TASKS_ORCHESTRATORS names none: oh-my-opencode-slim's
 // orchestrator and OpenCode's own primary agent.
-var defaultOrchestratorAgents = []string{"orchestrator", "build"}
-
-// DefaultOrchestratorAgents returns the default list.
-func DefaultOrchestratorAgents() []string { return append([]string(nil), defaultOrchestratorAgents...) }
+func DefaultOrchestratorAgents() []string { return []string{"orchestrator", "build"} }
 
 func (c *Config) now() time.Time {
 	if c.Now != nil {
@@ -182,7 +179,7 @@ func (c *Config) isOrchestrator(agent string) bool {
 	}
 	list := c.OrchestratorAgents
 	if len(list) == 0 {
-		list = defaultOrchestratorAgents
+		list = DefaultOrchestratorAgents()
 	}
 	for _, a := range list {
 		if a == agent {

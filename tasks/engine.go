@@ -52,8 +52,17 @@ func (c *Config) scopeOf(req Request) (scope, error) {
 	return s, nil
 }
 
-// open returns the engine of a scope.
+// errV2 refuses a v2 host: it has no live status map and other routes,
+// so nothing it answers could be verified the way the tools promise.
+func errV2(what string) error {
+	return toolErr("%s: this host serves OpenCode's v2 API, which slim's background task tools do not drive; nothing was sent. Run them against a v1 server (opencode serve).", what)
+}
+
+// open returns the engine of a scope. A v2 host is refused.
 func open(cfg Config, sc scope) (*engine, error) {
+	if sc.Flavor == "v2" {
+		return nil, errV2("slim tasks")
+	}
 	t := cfg.Timeouts
 	if t == (Timeouts{}) {
 		t = DefaultTimeouts()
@@ -118,13 +127,8 @@ type liveObs struct {
 func (o liveObs) known() bool { return o.live != "" }
 
 // snapshot reads the live status map once within the status deadline.
-// v2 hosts have no map, so every read there is inconclusive.
 func (e *engine) snapshot(ctx context.Context) snapshot {
 	s := snapshot{at: e.now()}
-	if e.flavor == "v2" {
-		s.err = "live status unavailable"
-		return s
-	}
 	ctx, cancel := context.WithTimeout(ctx, e.t.Status)
 	defer cancel()
 	m, err := e.host.Status(ctx)

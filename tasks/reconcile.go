@@ -66,7 +66,7 @@ func (e *engine) observe(ctx context.Context, parent, only string, snap snapshot
 	var out []jobObs
 	for _, j := range targets {
 		o := jobObs{taskID: j.TaskID, gen: j.Generation, live: snap.observe(j.TaskID)}
-		if o.live.absent || (e.flavor == "v2" && !o.live.known()) {
+		if o.live.absent {
 			rctx, cancel := e.readCtx(ctx)
 			msgs, err := e.host.Messages(rctx, j.TaskID, 0)
 			cancel()

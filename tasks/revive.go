@@ -83,9 +83,6 @@ func (e *engine) revive(ctx context.Context, parent, name, prompt string, allowC
 	if job == nil {
 		return nil, toolErr("Unknown or unowned background task: %s", name)
 	}
-	if e.flavor == "v2" {
-		return nil, toolErr("task_revive idle-verification capability unavailable: this host has no live status map, so the session cannot be verified idle; no abort or prompt was sent")
-	}
 	if job.State == store.JobRunning && allowCancel {
 		_, text, ok, err := e.cancelTracked(ctx, job, "revived")
 		if err != nil {
