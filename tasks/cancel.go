@@ -126,7 +126,7 @@ func (e *engine) cancelTracked(ctx context.Context, job *store.Job, reason strin
 		return "", "", false, err
 	}
 	abortStart := e.now()
-	op, timedOut, err := e.awaitOp(h, c.opID, e.t.Abort)
+	op, timedOut, err := e.awaitOp(ctx, h, c.opID, e.t.Abort)
 	if err != nil {
 		return "", "", false, err
 	}

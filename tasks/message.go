@@ -61,7 +61,7 @@ func runMessage(ctx context.Context, e *engine, req Request) (*Result, error) {
 		e.abandon(c, err.Error())
 		return nil, err
 	}
-	op, timedOut, err := e.awaitOp(h, c.opID, e.t.Message)
+	op, timedOut, err := e.awaitOp(ctx, h, c.opID, e.t.Message)
 	switch {
 	case err != nil:
 		return nil, err

@@ -7,7 +7,9 @@ import (
 	"path/filepath"
 	"sort"
 	"strings"
+	"syscall"
 	"testing"
+	"time"
 
 	"github.com/slimgate/slim/fixtures/opencodefake"
 	"github.com/slimgate/slim/tasks"
@@ -302,5 +304,33 @@ func TestMessageToATaskDeletedBeforeTheSendIsRefusedAndSendsNothing(t *testing.T
 	}
 	if ops := messageOps(st, id); len(ops) != 1 || ops[0].Phase != store.PhaseRejected || ops[0].Outcome != store.OutcomeNotSent || !ops[0].SentAt.IsZero() {
 		t.Fatalf("ops %+v", ops)
+	}
+}
+
+func TestAStoppedMessageCallAnswersAtOnceAndTheSettlerKeepsTheLease(t *testing.T) {
+	h := newHarness(t)
+	id := h.hangingJob("explorer", "work")
+	h.fake.AddFaults(opencodefake.Fault{Method: "POST", Path: "/session/*/message", Hold: "stopped"})
+	cmd, _, se := h.command(h.request(map[string]any{"task_id": id, "message": "note"}), "tasks", "message")
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	h.waitHeld("stopped", 1)
+	start := time.Now()
+	cmd.Process.Signal(syscall.SIGTERM)
+	err := cmd.Wait()
+	if took := time.Since(start); took > time.Second {
+		t.Fatalf("the stopped call took %v to end", took)
+	}
+	if err == nil || !strings.Contains(se.String(), "stopped before the host answered") {
+		t.Fatalf("exit %v, stderr %q", err, se.String())
+	}
+	if l := h.doc().Leases[id]; l == nil || l.Kind != store.LeaseMessage || l.State != store.LeaseHeld {
+		t.Fatalf("lease %+v: the settler must keep it until the send settles", l)
+	}
+	h.fake.Release("stopped", nil)
+	h.waitFor("the settler to release the lease", func(st *store.State) bool { return st.Leases[id] == nil })
+	if n := len(h.calls("POST", "/session/*/message")); n != 1 {
+		t.Fatalf("%d sends, want 1", n)
 	}
 }

@@ -159,7 +159,7 @@ func (e *engine) revive(ctx context.Context, parent, name, prompt string, allowC
 		e.abandon(c, err.Error())
 		return nil, err
 	}
-	op, timedOut, err := e.awaitOp(h, c.opID, e.t.Admission)
+	op, timedOut, err := e.awaitOp(ctx, h, c.opID, e.t.Admission)
 	if err != nil {
 		return nil, err
 	}

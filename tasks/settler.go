@@ -107,10 +107,17 @@ func (e *engine) spawnSettler(o order) (*settlerHandle, error) {
 // was killed, or its store write failed) leaves the outcome unknown, as
 // a deadline does: the caller then waits out its deadline (evidence may
 // still settle the op meanwhile) and answers as at any deadline.
-func (e *engine) awaitOp(h *settlerHandle, opID string, d time.Duration) (op store.Op, timedOut bool, err error) {
+//
+// When ctx ends first (the host stopped the call), the caller's answer is
+// committed the same way and the call fails: the settler goes on and
+// settles the write in the background.
+func (e *engine) awaitOp(ctx context.Context, h *settlerHandle, opID string, d time.Duration) (op store.Op, timedOut bool, err error) {
 	t := time.NewTimer(d)
 	defer t.Stop()
+	interrupted := false
 	select {
+	case <-ctx.Done():
+		interrupted = true
 	case <-h.done:
 		op, err = e.readOp(opID)
 		switch {
@@ -121,7 +128,11 @@ func (e *engine) awaitOp(h *settlerHandle, opID string, d time.Duration) (op sto
 		case settledForCaller(&op):
 			return op, false, nil
 		}
-		<-t.C
+		select {
+		case <-t.C:
+		case <-ctx.Done():
+			interrupted = true
+		}
 	case <-t.C:
 	}
 	err = e.update(func(st *store.State) error {
@@ -135,6 +146,9 @@ func (e *engine) awaitOp(h *settlerHandle, opID string, d time.Duration) (op sto
 		op = *p
 		return nil
 	})
+	if err == nil && interrupted && timedOut {
+		err = toolErr("the call was stopped before the host answered; the request already made is settled in the background (see task_status)")
+	}
 	return op, timedOut, err
 }
 
