@@ -149,6 +149,15 @@ func (h *harness) tool(name string, args any) out {
 // start runs a tool in the background; wait returns its result.
 func (h *harness) start(name string, args any) func() out {
 	h.t.Helper()
+	_, wait := h.startProc(name, args)
+	return wait
+}
+
+// startProc runs a tool in the background like start, and also returns
+// its process, for a test that kills it.
+func (h *harness) startProc(name string, args any) (*os.Process, func() out) {
+	h.t.Helper()
+	h.seq++
 	cmd, so, se := h.command(h.request(args), "tasks", name)
 	if err := cmd.Start(); err != nil {
 		h.t.Fatal(err)
@@ -163,7 +172,7 @@ func (h *harness) start(name string, args any) func() out {
 		}
 		done <- o
 	}()
-	return func() out {
+	return cmd.Process, func() out {
 		h.t.Helper()
 		select {
 		case o := <-done:

@@ -1,51 +1,16 @@
 package tasks_test
 
 import (
-	"errors"
 	"os"
-	"os/exec"
 	"strings"
 	"syscall"
 	"testing"
-	"time"
 
 	"github.com/slimgate/slim/fixtures/opencodefake"
 	"github.com/slimgate/slim/tasks/internal/owner"
 	"github.com/slimgate/slim/tasks/internal/store"
 )
 
-// startProc runs a tool in the background like start, and also returns
-// its process, for a test that kills it.
-func (h *harness) startProc(name string, args any) (*os.Process, func() out) {
-	h.t.Helper()
-	h.seq++
-	cmd, so, se := h.command(h.request(args), "tasks", name)
-	if err := cmd.Start(); err != nil {
-		h.t.Fatal(err)
-	}
-	done := make(chan out, 1)
-	go func() {
-		err := cmd.Wait()
-		o := out{stdout: so.String(), stderr: se.String()}
-		var ee *exec.ExitError
-		if errors.As(err, &ee) {
-			o.code = ee.ExitCode()
-		}
-		done <- o
-	}()
-	return cmd.Process, func() out {
-		h.t.Helper()
-		select {
-		case o := <-done:
-			h.invariants()
-			return o
-		case <-time.After(30 * time.Second):
-			cmd.Process.Kill()
-			h.t.Fatalf("slim tasks %s did not finish", name)
-			return out{}
-		}
-	}
-}
 
 // settlerOf returns the identity of the process that owns the task's
 // lease once a settler has taken it over from the tool call fg.

@@ -77,6 +77,22 @@ func tasksCommand(e *env) *cli.Command {
 	if getenv == nil {
 		getenv = os.Getenv
 	}
+	// operatorText is the action of an operator command that prints one
+	// text for its scope.
+	operatorText := func(run func(*cli.Context, tasks.Config, tasks.HostScope) (string, error)) cli.ActionFunc {
+		return func(c *cli.Context) error {
+			cfg, sc, err := operatorScope(c, getenv)
+			if err != nil {
+				return err
+			}
+			out, err := run(c, cfg, sc)
+			if err != nil {
+				return err
+			}
+			_, err = fmt.Fprintln(e.stdout, out)
+			return err
+		}
+	}
 	var subs []*cli.Command
 	for _, name := range tasks.ToolNames() {
 		subs = append(subs, taskToolCommand(e, name, getenv))
@@ -90,36 +106,18 @@ func tasksCommand(e *env) *cli.Command {
 				&cli.StringFlag{Name: "parent", Usage: "the orchestrator session (default: every parent)"},
 				&cli.BoolFlag{Name: "record", Usage: "remember the finished runs shown, for acknowledgement when the parent goes idle"},
 			),
-			Action: func(c *cli.Context) error {
-				cfg, sc, err := operatorScope(c, getenv)
-				if err != nil {
-					return err
-				}
-				out, err := tasks.Board(cfg, sc, c.String("parent"), c.Bool("record"))
-				if err != nil {
-					return err
-				}
-				_, err = fmt.Fprintln(e.stdout, out)
-				return err
-			},
+			Action: operatorText(func(c *cli.Context, cfg tasks.Config, sc tasks.HostScope) (string, error) {
+				return tasks.Board(cfg, sc, c.String("parent"), c.Bool("record"))
+			}),
 		},
 		&cli.Command{
 			Name:      "reconcile",
 			Usage:     "observe the host once for every tracked task (or one parent's) and print the board",
 			UsageText: "slim tasks reconcile [--parent SESSION] [--directory D] [--server-url U]",
 			Flags:     append(scopeFlags(), &cli.StringFlag{Name: "parent", Usage: "only this orchestrator session's tasks"}),
-			Action: func(c *cli.Context) error {
-				cfg, sc, err := operatorScope(c, getenv)
-				if err != nil {
-					return err
-				}
-				out, err := tasks.Reconcile(c.Context, cfg, sc, c.String("parent"))
-				if err != nil {
-					return err
-				}
-				_, err = fmt.Fprintln(e.stdout, out)
-				return err
-			},
+			Action: operatorText(func(c *cli.Context, cfg tasks.Config, sc tasks.HostScope) (string, error) {
+				return tasks.Reconcile(c.Context, cfg, sc, c.String("parent"))
+			}),
 		},
 		&cli.Command{
 			Name:  "lease",
@@ -229,21 +227,12 @@ func tasksCommand(e *env) *cli.Command {
 			Usage:     "say whether a wake prompt may be sent to a session now",
 			UsageText: "slim tasks wake-gate --session S [--directory D] [--server-url U]\n\nPrints allowed or blocked:<reason>.",
 			Flags:     append(scopeFlags(), &cli.StringFlag{Name: "session", Usage: "the orchestrator session (required)"}),
-			Action: func(c *cli.Context) error {
+			Action: operatorText(func(c *cli.Context, cfg tasks.Config, sc tasks.HostScope) (string, error) {
 				if c.String("session") == "" {
-					return usageErr(`Required flag "session" not set`)
+					return "", usageErr(`Required flag "session" not set`)
 				}
-				cfg, sc, err := operatorScope(c, getenv)
-				if err != nil {
-					return err
-				}
-				ans, err := tasks.Gate(c.Context, cfg, sc, c.String("session"), getenv("SLIM_TASKS_WAKE") != "0")
-				if err != nil {
-					return err
-				}
-				_, err = fmt.Fprintln(e.stdout, ans)
-				return err
-			},
+				return tasks.Gate(c.Context, cfg, sc, c.String("session"), getenv("SLIM_TASKS_WAKE") != "0")
+			}),
 		},
 		&cli.Command{
 			Name:   "_settle",
