@@ -101,7 +101,7 @@ measure() {
 }
 
 # status_vs_bare: (b) `slim tasks status` on a scope holding 1,000 jobs,
-# against a bare exec. To be written once `slim tasks status` exists: seed
+# against a bare exec. The place for that measurement, still to write: seed
 # a state directory through the store (SLIM_STATE_DIR), then run them
 # interleaved with bench/compare, which prints medians and the ratio to
 # the bare binary:
@@ -109,7 +109,7 @@ measure() {
 #   "$out/compare" -n "${RUNS:-31}" bare="$out/bare" ";;" status="$out/slim" tasks status ...
 status_vs_bare() {
 	echo
-	echo "== (b) slim tasks status, 1,000 jobs, against a bare exec: not measured yet (no such command)"
+	echo "== (b) slim tasks status, 1,000 jobs, against a bare exec: not measured yet (status_vs_bare in bench/tasks.sh)"
 }
 
 tmp=${STORE_TMPDIR:-${TMPDIR:-/tmp}}
