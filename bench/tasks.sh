@@ -21,6 +21,8 @@
 #     shows how much of the hold is the disk.
 # (b) `slim tasks status` against a bare exec: see status_vs_bare.
 #
+# ONLY=store or ONLY=status runs one of the two.
+#
 # The processes are the store's test binary run as helpers
 # (BenchmarkUpdate8Processes in tasks/internal/store/hold_bench_test.go).
 source "$(dirname "$0")/lib.sh"
@@ -100,26 +102,82 @@ measure() {
 	}'
 }
 
-# status_vs_bare: (b) `slim tasks status` on a scope holding 1,000 jobs,
-# against a bare exec. The place for that measurement, still to write: seed
-# a state directory through the store (SLIM_STATE_DIR), then run them
-# interleaved with bench/compare, which prints medians and the ratio to
-# the bare binary:
-#   go build -o "$out/compare" ./bench/compare
-#   "$out/compare" -n "${RUNS:-31}" bare="$out/bare" ";;" status="$out/slim" tasks status ...
+# status_vs_bare: (b) `slim tasks status` on a scope holding JOBS jobs
+# (default 1,000) against a bare exec, interleaved by bench/compare, which
+# prints medians and the ratio to the bare binary. The fake OpenCode server
+# (fixtures/cmd/fakeopencode) runs the one task asked about, busy, so each
+# call does what a real one does: reads the store, reads the live status
+# map, records the busy sighting (a transaction that rewrites the
+# document), reads the task's newest message, and answers. Goal: at most
+# 2x a bare exec. `slim version` runs beside it as slim's own start-up.
 status_vs_bare() {
+	local jobs=${JOBS:-1000} state="$out/state" proj="$out/proj"
+	mkdir -p "$proj"
+	go build -o "$out/fakeopencode" ./fixtures/cmd/fakeopencode
+	mkfifo "$out/fake.in"
+	"$out/fakeopencode" <"$out/fake.in" >"$out/fake.url" 2>"$out/fake.err" &
+	local fake=$!
+	exec 9>"$out/fake.in" # the fake stops when this closes
+	for _ in $(seq 50); do [[ -s "$out/fake.url" ]] && break; sleep 0.1; done
+	local url
+	url=$(head -1 "$out/fake.url")
+	curl -fsS -XPOST "$url/__fake/session" -d '{"id":"ses_bench0000","parentID":"ses_parent","runs":[{"hang":true}]}' >/dev/null
+	curl -fsS -XPOST "$url/session/ses_bench0000/prompt_async" -H 'content-type: application/json' \
+		-d '{"agent":"explorer","parts":[{"type":"text","text":"work"}]}' >/dev/null
+	python3 - "$state" "$proj" "$url" "$jobs" <<'PY'
+import hashlib, json, os, sys
+state, proj, url, n = sys.argv[1], os.path.realpath(sys.argv[2]), sys.argv[3].rstrip("/"), int(sys.argv[4])
+scope = os.path.join(state, "tasks", hashlib.sha256((proj + "\0" + url).encode()).hexdigest()[:16])
+os.makedirs(scope, mode=0o700, exist_ok=True)
+for d in (state, os.path.join(state, "tasks"), scope):
+    os.chmod(d, 0o700)
+t = "2026-12-02T00:00:00Z"
+jobs = {}
+for i in range(n):
+    tid = "ses_bench%04d" % i
+    done = i > 0
+    jobs[tid] = {"taskID": tid, "parentSessionID": "ses_parent", "agent": "explorer",
+        "description": "benchmark job %d" % i, "objective": "look at part %d of the code base" % i,
+        "alias": "exp-%d" % (i + 1), "state": "reconciled" if done else "running",
+        "terminalState": "completed" if done else "", "generation": i + 1, "taskGeneration": 1,
+        "background": True, "launchedAt": t, "lastLaunchedAt": t, "runStartedAt": t, "updatedAt": t,
+        "resultSummary": ("finding %d: " % i) + "x" * 300 if done else ""}
+    if not done:
+        del jobs[tid]["terminalState"], jobs[tid]["resultSummary"]
+doc = {"meta": {"version": 1, "generationSeq": n, "leaseSeq": 0, "epochSeq": 0, "createdAt": t},
+    "jobs": jobs, "aliasCounters": {"ses_parent\u0000exp": n}, "orchestrators": {"ses_parent": {"firstSeenAt": t}},
+    "leases": {}, "ops": {}, "tombstones": {}, "deletionEpochs": {}, "waits": {}, "wake": {}, "injections": {}}
+with open(os.path.join(scope, "state.json"), "w") as f:
+    json.dump(doc, f)
+os.chmod(os.path.join(scope, "state.json"), 0o600)
+PY
+	printf '{"args":{"task_id":"ses_bench0000"},"context":{"sessionID":"ses_parent","agent":"orchestrator","directory":"%s"},"host":{"serverUrl":"%s"}}' \
+		"$proj" "$url" >"$out/status.json"
+	SLIM_STATE_DIR="$state" "$out/slim" tasks status <"$out/status.json" >"$out/status.out" ||
+		{ cat "$out/status.out" >&2; return 1; }
+	grep -q '^state: busy$' "$out/status.out" || { echo "tasks.sh: status did not see the task busy:" >&2; cat "$out/status.out" >&2; return 1; }
+	go build -o "$out/compare" ./bench/compare
+	settle "$out/bare" "$out/slim"
 	echo
-	echo "== (b) slim tasks status, 1,000 jobs, against a bare exec: not measured yet (status_vs_bare in bench/tasks.sh)"
+	echo "== (b) slim tasks status, $jobs jobs ($(du -k "$(find "$state" -name state.json)" | cut -f1) KB document), against a bare exec"
+	SLIM_STATE_DIR="$state" "$out/compare" -n "${STATUS_RUNS:-31}" bare="$out/bare" ";;" \
+		version="$out/slim" version ";;" status="$out/slim" tasks status "@$out/status.json"
+	exec 9>&-
+	wait "$fake" 2>/dev/null || true
 }
 
 tmp=${STORE_TMPDIR:-${TMPDIR:-/tmp}}
 fs=$(df -T "$tmp" | awk 'NR == 2 { print $2 " (" $1 ")" }')
 echo "== $(uname -sm), $(nproc) cores, $(go version | cut -d' ' -f3), load average $(cut -d' ' -f1-3 /proc/loadavg 2>/dev/null || echo '?')"
 echo "== $tmp is on $fs"
-measure "$tmp" "$fs" "${bins[@]}"
-if [[ -d /dev/shm && -w /dev/shm && -z ${NO_TMPFS:-} ]]; then
-	shm=$(mktemp -d /dev/shm/slim-bench.XXXXXX)
-	trap 'rm -rf "$out" "$shm"' EXIT
-	measure "$shm" "tmpfs (/dev/shm)" now
+if [[ ${ONLY:-} != status ]]; then
+	measure "$tmp" "$fs" "${bins[@]}"
+	if [[ -d /dev/shm && -w /dev/shm && -z ${NO_TMPFS:-} ]]; then
+		shm=$(mktemp -d /dev/shm/slim-bench.XXXXXX)
+		trap 'rm -rf "$out" "$shm"' EXIT
+		measure "$shm" "tmpfs (/dev/shm)" now
+	fi
 fi
-status_vs_bare
+if [[ ${ONLY:-} != store ]]; then
+	status_vs_bare
+fi

@@ -40,31 +40,52 @@ func needsObservation(j *store.Job) bool {
 // of them, or only the one named by only) from one snapshot and, for
 // those not busy, their transcripts. It holds no lock.
 func (e *engine) observe(ctx context.Context, parent, only string, snap snapshot) ([]jobObs, []orphanObs, error) {
-	var targets []store.Job
-	var orphans []store.Op
-	err := e.view(func(st *store.State) error {
-		for _, j := range jobsOf(st, parent) {
-			if (only == "" || j.TaskID == only) && needsObservation(j) && len(targets) < maxObserved {
-				targets = append(targets, *j)
-			}
-		}
-		for _, l := range st.Leases {
-			if l.State != store.LeaseOrphaned || l.Kind != store.LeaseRelaunch {
-				continue
-			}
-			if op := st.Ops[l.OpID]; op != nil && op.ClientMessageID != "" && op.LeaseToken == l.Token {
-				if j := st.Jobs[l.TaskID]; j != nil && j.ParentSessionID == parent {
-					orphans = append(orphans, *op)
-				}
-			}
-		}
+	var g gathered
+	if err := e.view(func(st *store.State) error {
+		g = gather(st, parent, only)
 		return nil
-	})
-	if err != nil {
+	}); err != nil {
 		return nil, nil, err
 	}
+	obs, orphans := e.observeGathered(ctx, g, snap)
+	return obs, orphans, nil
+}
+
+// gathered is what a pass takes from the store before it asks the host:
+// the jobs to look at and the orphaned revives whose evidence to seek.
+type gathered struct {
+	targets []store.Job
+	orphans []store.Op
+}
+
+// gather collects, in the caller's read of the store, the parent's jobs
+// a pass looks at (all of them, or only the one named by only) and its
+// orphaned revives.
+func gather(st *store.State, parent, only string) gathered {
+	var g gathered
+	for _, j := range jobsOf(st, parent) {
+		if (only == "" || j.TaskID == only) && needsObservation(j) && len(g.targets) < maxObserved {
+			g.targets = append(g.targets, *j)
+		}
+	}
+	for _, l := range st.Leases {
+		if l.State != store.LeaseOrphaned || l.Kind != store.LeaseRelaunch {
+			continue
+		}
+		if op := st.Ops[l.OpID]; op != nil && op.ClientMessageID != "" && op.LeaseToken == l.Token {
+			if j := st.Jobs[l.TaskID]; j != nil && j.ParentSessionID == parent {
+				g.orphans = append(g.orphans, *op)
+			}
+		}
+	}
+	return g
+}
+
+// observeGathered asks the host about what gather collected. It holds no
+// lock.
+func (e *engine) observeGathered(ctx context.Context, g gathered, snap snapshot) ([]jobObs, []orphanObs) {
 	var out []jobObs
-	for _, j := range targets {
+	for _, j := range g.targets {
 		o := jobObs{taskID: j.TaskID, gen: j.Generation, live: snap.observe(j.TaskID)}
 		if o.live.absent {
 			rctx, cancel := e.readCtx(ctx)
@@ -84,7 +105,7 @@ func (e *engine) observe(ctx context.Context, parent, only string, snap snapshot
 		out = append(out, o)
 	}
 	var ev []orphanObs
-	for _, op := range orphans {
+	for _, op := range g.orphans {
 		rctx, cancel := e.readCtx(ctx)
 		msgs, err := e.host.Messages(rctx, op.TaskID, 0)
 		cancel()
@@ -102,7 +123,7 @@ func (e *engine) observe(ctx context.Context, parent, only string, snap snapshot
 		}
 		ev = append(ev, o)
 	}
-	return out, ev, nil
+	return out, ev
 }
 
 // apply commits a pass's observations, each only to the generation it
@@ -178,10 +199,24 @@ func (e *engine) reconcile(ctx context.Context, parent, only string, snap snapsh
 	if err != nil {
 		return err
 	}
-	return e.update(func(st *store.State) error {
+	_, err = e.commit(obs, orphans, snap, "")
+	return err
+}
+
+// commit applies a pass's observations in one transaction and returns a
+// copy of the job taskID as the transaction left it (nil when it is gone
+// or not asked for), so the caller need not read the store again.
+func (e *engine) commit(obs []jobObs, orphans []orphanObs, snap snapshot, taskID string) (*store.Job, error) {
+	var out *store.Job
+	err := e.update(func(st *store.State) error {
 		e.apply(st, obs, orphans, snap)
+		if j := st.Jobs[taskID]; j != nil && taskID != "" {
+			c := *j
+			out = &c
+		}
 		return nil
 	})
+	return out, err
 }
 
 // cancelling reports whether a cancel of the job's run holds its lease.

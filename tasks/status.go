@@ -44,10 +44,14 @@ func runStatus(ctx context.Context, e *engine, req Request) (*Result, error) {
 	if name == "" {
 		return nil, toolErr("task_status requires task_id")
 	}
+	// One read of the store finds the task and what the observation
+	// pass needs; one transaction commits the pass and hands the job back.
 	var taskID string
+	var g gathered
 	if err := e.view(func(st *store.State) error {
 		if j := resolve(st, parent, name); j != nil {
 			taskID = j.TaskID
+			g = gather(st, parent, taskID)
 		}
 		return nil
 	}); err != nil {
@@ -57,22 +61,15 @@ func runStatus(ctx context.Context, e *engine, req Request) (*Result, error) {
 		return nil, unknownTask(name)
 	}
 	snap := e.snapshot(ctx)
-	if err := e.reconcile(ctx, parent, taskID, snap); err != nil {
+	obsJobs, orphans := e.observeGathered(ctx, g, snap)
+	jp, err := e.commit(obsJobs, orphans, snap, taskID)
+	if err != nil {
 		return nil, err
 	}
-	var j store.Job
-	found := false
-	if err := e.view(func(st *store.State) error {
-		if p := st.Jobs[taskID]; p != nil {
-			j, found = *p, true
-		}
-		return nil
-	}); err != nil {
-		return nil, err
-	}
-	if !found {
+	if jp == nil {
 		return nil, toolErr("Task %s (%s) is no longer tracked: its session was deleted.", name, taskID)
 	}
+	j := *jp
 	obs := snap.observe(taskID)
 	res := &Result{Status: "ok", TaskID: j.TaskID, Alias: j.Alias, Generation: j.Generation}
 	state := string(j.State)
