@@ -11,7 +11,6 @@ import (
 	"github.com/slimgate/slim/tasks/internal/store"
 )
 
-
 // settlerOf returns the identity of the process that owns the task's
 // lease once a settler has taken it over from the tool call fg.
 func (h *harness) settlerOf(id string, fg int) owner.Identity {
