@@ -117,7 +117,49 @@ func registerLaunch(st *store.State, n newJob, now time.Time) *store.Job {
 	}
 	st.Jobs[j.TaskID] = j
 	delete(st.Tombstones, j.TaskID)
+	retain(st, now)
 	return j
+}
+
+// MaxRetainedJobs bounds the finished jobs a scope keeps. Without a
+// bound the document would grow with every task ever run until it passed
+// the store's size limit and every call failed closed; and every call
+// pays for the size of the document.
+const MaxRetainedJobs = 200
+
+// retain evicts the oldest finished jobs beyond MaxRetainedJobs: only
+// acknowledged ones with a certain outcome and no lease, oldest finish
+// first. An evicted job leaves a tombstone with its last result, as a
+// deletion does; it is then unknown to the tools, like a deleted task.
+func retain(st *store.State, now time.Time) {
+	var done []*store.Job
+	for _, j := range st.Jobs {
+		if !j.TerminalUnreconciled && !j.StatusUncertain && st.Leases[j.TaskID] == nil &&
+			(j.State == store.JobReconciled || j.State == store.JobStopped) {
+			done = append(done, j)
+		}
+	}
+	if len(done) <= MaxRetainedJobs {
+		return
+	}
+	sort.Slice(done, func(a, b int) bool {
+		ta, tb := finishedAt(done[a]), finishedAt(done[b])
+		if !ta.Equal(tb) {
+			return ta.Before(tb)
+		}
+		return done[a].TaskID < done[b].TaskID
+	})
+	for _, j := range done[:len(done)-MaxRetainedJobs] {
+		drop(st, j.TaskID, "evicted: more than the retained finished jobs", now)
+	}
+}
+
+// finishedAt is when a finished job was last of use: read or finished.
+func finishedAt(j *store.Job) time.Time {
+	if j.LastUsedAt.After(j.CompletedAt) {
+		return j.LastUsedAt
+	}
+	return j.CompletedAt
 }
 
 // relaunch starts the job's next run: a new generation, running, with
