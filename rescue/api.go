@@ -110,13 +110,19 @@ type Result struct {
 // one of patch_eol, heredoc, apply_patch_prefix, code_fence, padded_marker,
 // padded_header, missing_chunk_header, blank_context_line (accepted variants
 // of the format), context_not_found, unified_diff_header (an @@ line that
-// names nothing in the file, dropped), nested_context (stacked @@ lines read
+// names nothing in the file, dropped), indentation (a chunk placed through
+// one mapping of leading whitespace, named in Detail; its added lines
+// follow the mapping), already_applied (a chunk whose change is already in
+// the file, left as it is), nested_context (stacked @@ lines read
 // as nested narrowing), absolute_path, self_move_dropped, same_path_merged
 // (paths and hunks normalised) and host_eol (CRs kept inside the lines so
 // that the host writes CRLF).
 type Repair struct {
 	Kind string `json:"kind"`
 	Line int    `json:"line,omitempty"` // 1-based line of the input patch
+	// Detail says more where the kind alone does not: for indentation,
+	// the mapping of leading whitespace (for example `"\t" -> "    "`).
+	Detail string `json:"detail,omitempty"`
 }
 
 // FileReport describes one file the patch touches.

@@ -35,16 +35,16 @@ func TestLookalikeUnframedPlace(t *testing.T) {
 		{
 			// The first context line changed (p1x for p1), so prefix/suffix
 			// cannot frame the real place; the same frame further down
-			// holds r1, r2, r3-other, which passes the bound. The real
+			// holds r1, r2 and a re-indented r3, which passes. The real
 			// place (8 of 9 lines agree) competes.
 			name:  "prefix-suffix: the real place's first context line changed",
-			file:  "p1x\np2\np3\nr1\nr2\nr3\ns1\ns2\ns3\nsep\np1\np2\np3\nr1\nr2\nr3-other\ns1\ns2\ns3\n",
+			file:  "p1x\np2\np3\nr1\nr2\nr3\ns1\ns2\ns3\nsep\np1\np2\np3\nr1\nr2\n  r3\ns1\ns2\ns3\n",
 			patch: "*** Begin Patch\n*** Update File: f.txt\n@@\n p1\n p2\n p3\n-r1\n-r2\n-r3\n+new\n s1\n s2\n s3\n*** End Patch\n",
 		},
 		{
 			// The same with the last context line changed.
 			name:  "prefix-suffix: the real place's last context line changed",
-			file:  "p1\np2\np3\nr1\nr2\nr3\ns1\ns2\ns3x\nsep\np1\np2\np3\nr1\nr2\nr3-other\ns1\ns2\ns3\n",
+			file:  "p1\np2\np3\nr1\nr2\nr3\ns1\ns2\ns3x\nsep\np1\np2\np3\nr1\nr2\n  r3\ns1\ns2\ns3\n",
 			patch: "*** Begin Patch\n*** Update File: f.txt\n@@\n p1\n p2\n p3\n-r1\n-r2\n-r3\n+new\n s1\n s2\n s3\n*** End Patch\n",
 		},
 		{
@@ -90,7 +90,7 @@ func TestLookalikeNamesBothPlaces(t *testing.T) {
 		},
 		{
 			name:  "prefix-suffix",
-			file:  "p1x\np2\np3\nr1\nr2\nr3\ns1\ns2\ns3\nsep\np1\np2\np3\nr1\nr2\nr3-other\ns1\ns2\ns3\n",
+			file:  "p1x\np2\np3\nr1\nr2\nr3\ns1\ns2\ns3\nsep\np1\np2\np3\nr1\nr2\n  r3\ns1\ns2\ns3\n",
 			patch: "*** Begin Patch\n*** Update File: f.txt\n@@\n p1\n p2\n p3\n-r1\n-r2\n-r3\n+new\n s1\n s2\n s3\n*** End Patch\n",
 			phase: "Prefix/suffix rescue was ambiguous",
 			lines: "Candidates at lines 1, 11.",
@@ -126,7 +126,7 @@ func TestLookalikeControls(t *testing.T) {
 		},
 		{
 			name:  "prefix-suffix",
-			file:  "p1x\np2\nsep\np1\np2\np3\nr1\nr2\nr3-other\ns1\ns2\ns3\n",
+			file:  "p1x\np2\nsep\np1\np2\np3\nr1\nr2\n  r3\ns1\ns2\ns3\n",
 			patch: "*** Begin Patch\n*** Update File: f.txt\n@@\n p1\n p2\n p3\n-r1\n-r2\n-r3\n+new\n s1\n s2\n s3\n*** End Patch\n",
 			want:  "p1x\np2\nsep\np1\np2\np3\nnew\ns1\ns2\ns3\n",
 		},
@@ -142,4 +142,36 @@ func TestLookalikeControls(t *testing.T) {
 			}
 		})
 	}
+}
+
+// TestLookalikeNewRescues: the indentation, edited-edge and already-applied
+// steps refuse when the place the author meant may have changed and a
+// similar block elsewhere would be edited (or the chunk skipped) instead.
+func TestLookalikeNewRescues(t *testing.T) {
+	runLookalike(t, []lookalikeCase{
+		{
+			// The author meant the first block; someone rewrote the lines
+			// it removes. The second block's first line differed from the
+			// start (a similar block), and every other line matches.
+			name: "edited edge: the meant place rewritten, a similar block elsewhere",
+			file: "c1 := one()\nc2 := two()\nc3 := three()\nx1\nx2\nx3\nx4\nx5\nc4 := four()\nc5 := five()\nc6 := six()\nsep\n" +
+				"c1 := one() // other\nc2 := two()\nc3 := three()\nr1\nr2\nr3\nr4\nr5\nc4 := four()\nc5 := five()\nc6 := six()\n",
+			patch: "*** Begin Patch\n*** Update File: f.txt\n@@\n c1 := one()\n c2 := two()\n c3 := three()\n-r1\n-r2\n-r3\n-r4\n-r5\n+new\n c4 := four()\n c5 := five()\n c6 := six()\n*** End Patch\n",
+		},
+		{
+			// The meant block (one level deep) had a line changed; a copy
+			// two levels deep agrees with the chunk apart from whitespace.
+			name:  "indentation: the meant place changed, a copy at another level",
+			file:  "func a() {\n\tx := 1\n\ty := 2\n\tchanged := 3\n\tw := 4\n}\nfunc b() {\n\tif ok {\n\t\tx := 1\n\t\ty := 2\n\t\tz := 3\n\t\tw := 4\n\t}\n}\n",
+			patch: "*** Begin Patch\n*** Update File: f.txt\n@@\n \tx := 1\n \ty := 2\n-\tz := 3\n+\tz := 30\n \tw := 4\n*** End Patch\n",
+		},
+		{
+			// The change looks made at the first block, but the lines the
+			// chunk expects are still at the second, re-indented: that may
+			// be the place meant.
+			name:  "already applied: the expected lines drifted elsewhere",
+			file:  "a\nb\nc\nNEW\nd\ne\nf\nsep\n  a\n  b\n  c\n  old\n  d\n  e\n  f\n",
+			patch: "*** Begin Patch\n*** Update File: f.txt\n@@\n a\n b\n c\n-old\n+NEW\n d\n e\n f\n*** End Patch\n",
+		},
+	})
 }

@@ -23,6 +23,9 @@ const (
 	StrategyTrailingEmpty  = "trailing-empty-retry"
 	StrategyPrefixSuffix   = "prefix-suffix"
 	StrategyLCS            = "lcs"
+	StrategyIndent         = "indent"
+	StrategyEditedEdge     = "edited-edge"
+	StrategyAlreadyApplied = "already-applied"
 	StrategyAnchor         = "anchor"
 	StrategyEOFInsert      = "eof-insert"
 )

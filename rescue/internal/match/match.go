@@ -23,8 +23,13 @@ const (
 	PhaseSeek         = "seek"
 	PhasePrefixSuffix = "prefix-suffix"
 	PhaseLCS          = "lcs"
-	PhaseAnchor       = "anchor"
-	PhaseNotFound     = "not-found"
+	PhaseIndent       = "indent"
+	PhaseEditedEdge   = "edited-edge"
+	// PhaseAlreadyApplied refuses a chunk whose change looks made at one
+	// place while another looks like the lines it expects.
+	PhaseAlreadyApplied = "already-applied"
+	PhaseAnchor         = "anchor"
+	PhaseNotFound       = "not-found"
 )
 
 // maxListedCandidates bounds the candidates collected for one refusal.
@@ -134,7 +139,31 @@ func (v *FileView) Place(ch *patch.Chunk, cursor int, abs string) (*Placement, e
 	body := strings.Join(old, "\n")
 
 	// Step 1: seek over all rungs.
-	if cands, _ := v.seek(ch.Lines, lo, ch.EOF); len(cands) == 1 {
+	cands, pinned := v.seek(ch.Lines, lo, ch.EOF)
+	if ch.EOF && !pinned && !v.exactOnly {
+		// The old lines are no longer at the end of the file. When the new
+		// ones are, the change is already made; when the chunk changes the
+		// file's last lines, the lines added after them since touch the
+		// change, and placing it before them would be a guess.
+		if v.placeApplied(ch, lo, pl) {
+			return pl, nil
+		} else if len(pl.Candidates) > 0 {
+			return nil, appliedAmbiguity(abs, body, pl.Candidates)
+		}
+		if len(cands) > 0 && appendsAtEnd(ch.Lines) {
+			return nil, grownEnd(abs, body)
+		}
+	}
+	if len(cands) == 1 {
+		// Added lines that end (or start) like the chunk's context can
+		// make the old lines occur inside the change already made: the
+		// one place the old lines match lies within the one place the
+		// new lines match. Applying there would make the change twice.
+		if v.appliedAround(ch, lo, cands[0], pl) {
+			return pl, nil
+		} else if len(pl.Candidates) > 0 {
+			return nil, appliedAmbiguity(abs, body, pl.Candidates)
+		}
 		v.finishSeek(pl, ch.Lines, cands[0], "", ch.EOF)
 		return pl, nil
 	} else if len(cands) > 1 {
@@ -164,29 +193,67 @@ func (v *FileView) Place(ch *patch.Chunk, cursor int, abs string) (*Placement, e
 		}
 	}
 
-	// Step 3: prefix/suffix.
-	cands, complete, changed := v.prefixSuffix(ch.Lines, lo)
-	if len(cands) == 1 && complete && len(changed) == 0 {
+	// Step 3: the change is already in the file.
+	if v.placeApplied(ch, lo, pl) {
+		return pl, nil
+	} else if len(pl.Candidates) > 0 {
+		return nil, appliedAmbiguity(abs, body, pl.Candidates)
+	}
+
+	// Step 4: one mapping of leading whitespace over the whole chunk.
+	if p, err := v.placeIndent(ch, ch.Lines, lo, abs, body, pl); p != nil || err != nil {
+		return p, err
+	}
+	return v.placeRescue(ch, lo, abs, body, old, pl)
+}
+
+// placeRescue runs the rescue steps that may place a chunk away from the
+// end of the file (prefix/suffix, LCS, the edited edge). A chunk that
+// appends after the last lines the author saw, with "*** End of File",
+// is refused when placed anywhere but at the end: lines were added after
+// those since, and the order of the two additions is not known.
+func (v *FileView) placeRescue(ch *patch.Chunk, lo int, abs, body string, old []string, pl *Placement) (*Placement, error) {
+	got, err := v.placeMovable(ch, lo, abs, body, old, pl)
+	if err == nil && ch.EOF && got.End != len(v.lines) && appendsAtEnd(ch.Lines) {
+		return nil, grownEnd(abs, body)
+	}
+	return got, err
+}
+
+// grownEnd refuses a chunk that appends at the end of the file when the
+// file has lines after the ones the author saw last.
+func grownEnd(abs, body string) error {
+	return verificationError(&Error{Phase: PhaseNotFound}, "Failed to find expected lines at the end of "+abs+":\n"+body+
+		"\nThe chunk ends with \"*** End of File\" and adds lines after the last lines of the file, but other lines were added after those since the patch was written, so where the new lines go is not known. Re-read the end of the file and write the patch again.")
+}
+
+// placeMovable is steps 5 to 7 of Place.
+func (v *FileView) placeMovable(ch *patch.Chunk, lo int, abs, body string, old []string, pl *Placement) (*Placement, error) {
+	n := len(v.lines)
+
+	// Step 5: prefix/suffix.
+	psCands, complete, changed := v.prefixSuffix(ch.Lines, lo)
+	if len(psCands) == 1 && complete && len(changed) == 0 {
 		// The one region must also be the only place that looks like the
 		// author's: a place whose prefix or suffix changed is not framed,
 		// but it still competes (look-alike refusal).
-		c := cands[0]
+		c := psCands[0]
 		// Old line k of a prefix line sits at file line c.start+k, of a
 		// suffix line at c.end-c.p-D+k: the offsets the region accounts for.
 		a, b := c.start, c.end-c.p-len(c.interiorIdx)
 		others, sure := v.lookalikes(oldKeys(ch.Lines), lo, min(a, b), max(a, b))
 		changed, complete = others, sure
 	}
-	if len(cands) == 1 && complete && len(changed) == 0 {
-		c := cands[0]
+	if len(psCands) == 1 && complete && len(changed) == 0 {
+		c := psCands[0]
 		c.fill(v, pl, ch.Lines)
 		pl.EOFKept = ch.EOF && pl.End == n
 		return pl, nil
-	} else if len(cands) > 0 {
-		return nil, ambiguityError(PhasePrefixSuffix, "Prefix/suffix rescue was ambiguous", abs, body, refusalStarts(cands, changed))
+	} else if len(psCands) > 0 {
+		return nil, ambiguityError(PhasePrefixSuffix, "Prefix/suffix rescue was ambiguous", abs, body, refusalStarts(psCands, changed))
 	}
 
-	// Step 4: bounded LCS.
+	// Step 6: bounded LCS.
 	if cands, changed, complete := v.lcsWindows(ch.Lines, lo); len(cands) == 1 && complete && len(changed) == 0 {
 		c := cands[0]
 		v.fillLCS(pl, ch.Lines, c)
@@ -194,6 +261,11 @@ func (v *FileView) Place(ch *patch.Chunk, cursor int, abs string) (*Placement, e
 		return pl, nil
 	} else if len(cands) > 0 {
 		return nil, ambiguityError(PhaseLCS, "LCS rescue was ambiguous", abs, body, refusalStarts(cands, changed))
+	}
+
+	// Step 7: the first or last context line edited.
+	if p, err := v.placeEdge(ch, lo, abs, body, pl); p != nil || err != nil {
+		return p, err
 	}
 	return nil, v.notFound(abs, old, lo)
 }
@@ -577,8 +649,13 @@ func (v *FileView) prefixSuffix(lines []patch.ChunkLine, lo int) (cands []psCand
 					break
 				}
 			}
-			need := (max(R, D) + 1) / 2
-			if !allCtx || matched < need {
+			// Every line of the region must be one the author saw, and
+			// every line the author saw must be there: a line someone
+			// else added, removed or rewrote inside the region would be
+			// overwritten by the patch (only whitespace and typography
+			// may have drifted).
+			need := D
+			if !allCtx || matched < need || R != D {
 				refuse(i, j)
 				continue
 			}

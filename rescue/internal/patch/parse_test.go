@@ -59,15 +59,15 @@ func TestParseShapes(t *testing.T) {
 		{"stacked", wrap("*** Update File: a\n@@ class A\n@@ def f():\n@@\n-x\n"), []string{"update a -> ", "@@class A|def f():", "-x"}, nil},
 		{"eof-then-chunk", wrap("*** Update File: a\n@@\n-x\n*** End of File\n\n@@\n-y\n"), []string{"update a -> ", "@@", "-x", "EOF", "@@", "-y"}, nil},
 		{"trailing-blank-is-separator", wrap("*** Update File: a\n@@\n-x\n\n*** Delete File: b\n"), []string{"update a -> ", "@@", "-x", "delete b -> "}, nil},
-		{"blank-context", wrap("*** Update File: a\n@@\n a\n\n-b\n"), []string{"update a -> ", "@@", " a", " ", "-b"}, []Repair{{RepairBlankContextLine, 5}}},
+		{"blank-context", wrap("*** Update File: a\n@@\n a\n\n-b\n"), []string{"update a -> ", "@@", " a", " ", "-b"}, []Repair{{Kind: RepairBlankContextLine, Line: 5}}},
 		{"add-trailing-blank", wrap("*** Add File: a\n+x\n\n*** Delete File: b\n"), []string{"add a -> ", "+x", "delete b -> "}, nil},
 		{"no-space-header", wrap("*** Add File:e.txt\n+a\n"), []string{"add e.txt -> ", "+a"}, nil},
 		{"heredoc-apply-patch-fence", "```bash\napply_patch <<'EOF'\n" + wrap("*** Delete File: x\n") + "EOF\n```\n", []string{"delete x -> "},
-			[]Repair{{RepairCodeFence, 1}, {RepairApplyPatchPrefix, 2}}},
-		{"lone-closing-fence", wrap("*** Delete File: x\n") + "```\n", []string{"delete x -> "}, []Repair{{RepairCodeFence, 4}}},
-		{"lone-opening-fence", "```diff\n" + wrap("*** Delete File: x\n"), []string{"delete x -> "}, []Repair{{RepairCodeFence, 1}}},
-		{"crlf", strings.ReplaceAll(wrap("*** Delete File: x\n"), "\n", "\r\n"), []string{"delete x -> "}, []Repair{{RepairPatchEOL, 1}}},
-		{"padded-move", wrap("*** Update File: a\n  *** Move to: b\n@@\n-x\n"), []string{"update a -> b", "@@", "-x"}, []Repair{{RepairPaddedHeader, 3}}},
+			[]Repair{{Kind: RepairCodeFence, Line: 1}, {Kind: RepairApplyPatchPrefix, Line: 2}}},
+		{"lone-closing-fence", wrap("*** Delete File: x\n") + "```\n", []string{"delete x -> "}, []Repair{{Kind: RepairCodeFence, Line: 4}}},
+		{"lone-opening-fence", "```diff\n" + wrap("*** Delete File: x\n"), []string{"delete x -> "}, []Repair{{Kind: RepairCodeFence, Line: 1}}},
+		{"crlf", strings.ReplaceAll(wrap("*** Delete File: x\n"), "\n", "\r\n"), []string{"delete x -> "}, []Repair{{Kind: RepairPatchEOL, Line: 1}}},
+		{"padded-move", wrap("*** Update File: a\n  *** Move to: b\n@@\n-x\n"), []string{"update a -> b", "@@", "-x"}, []Repair{{Kind: RepairPaddedHeader, Line: 3}}},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {

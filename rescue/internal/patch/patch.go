@@ -94,10 +94,13 @@ type Patch struct {
 type Repair struct {
 	Kind string
 	Line int // 1-based line of the input patch; 0 when it names none
+	// Detail says more where the kind alone does not: for indentation,
+	// the mapping of leading whitespace that was applied.
+	Detail string
 }
 
 // Repair kinds. The parser records the first eight, the matcher the next
-// two, and the engine the rest. They are reported in `slim rescue --json`,
+// four, and the engine the rest. They are reported in `slim rescue --json`,
 // so their spelling is part of the output.
 const (
 	RepairPatchEOL          = "patch_eol"            // CR or CRLF line ends in the patch
@@ -110,6 +113,8 @@ const (
 	RepairBlankContextLine  = "blank_context_line"   // an empty line read as an empty context line
 	RepairContextNotFound   = "context_not_found"    // an @@ text not in the file, dropped
 	RepairUnifiedDiffHeader = "unified_diff_header"  // an @@ text that is a unified-diff range, dropped
+	RepairIndentation       = "indentation"          // the chunk placed through one mapping of leading whitespace (Detail names it)
+	RepairAlreadyApplied    = "already_applied"      // the chunk's change is already in the file; nothing is written for it
 	RepairNestedContext     = "nested_context"       // stacked @@ lines read as nested narrowing
 	RepairAbsolutePath      = "absolute_path"        // an absolute path written relative to the session
 	RepairSelfMoveDropped   = "self_move_dropped"    // a Move to the file itself, dropped

@@ -1,0 +1,178 @@
+package match
+
+import (
+	"strings"
+
+	"github.com/slimgate/slim/rescue/internal/patch"
+)
+
+// This file recognises a chunk whose change is already in the file: the
+// author (or someone else) made the same edit since the patch was written,
+// so the lines the chunk would leave are there and the lines it expects
+// are not. Such a chunk is left as it is, so that a patch re-sent after
+// part of it landed does not fail on that part.
+//
+// The rule: the chunk changes something; its new lines (context and added
+// lines, in order; at least two of them not blank) occur exactly once in
+// the search window on some seek rung (at the very end of the file when
+// the chunk ends with "*** End of File"); its old lines occur nowhere on a
+// seek rung, except at the lines the new ones cover; and no other place
+// looks like the old lines by the look-alike rule, since that place may
+// be the one the author meant to change, drifted since.
+
+// newSide returns the chunk's new lines (context and added) as context
+// lines, in order, and for each old context line the index it has among
+// them.
+func newSide(lines []patch.ChunkLine) (side []patch.ChunkLine, ctxAt map[int]int) {
+	ctxAt = map[int]int{}
+	k := 0
+	for _, l := range lines {
+		switch l.Op {
+		case patch.OpContext:
+			ctxAt[k] = len(side)
+			side = append(side, patch.ChunkLine{Op: patch.OpContext, Text: l.Text, Line: l.Line})
+			k++
+		case patch.OpAdd:
+			side = append(side, patch.ChunkLine{Op: patch.OpContext, Text: l.Text, Line: l.Line})
+		default:
+			k++
+		}
+	}
+	return side, ctxAt
+}
+
+// changes reports whether the chunk removes or adds a line.
+func changes(lines []patch.ChunkLine) bool {
+	for _, l := range lines {
+		if l.Op != patch.OpContext {
+			return true
+		}
+	}
+	return false
+}
+
+// placeApplied fills pl and returns true when the chunk's change is
+// already in the file (see the rule above). When the new lines are found
+// but a rival looks like the old ones, it returns false with the
+// candidates (the applied place and the rivals) in pl.Candidates; the
+// chunk must then be refused, since a rescue elsewhere could edit a
+// look-alike while the author's change is already made.
+func (v *FileView) placeApplied(ch *patch.Chunk, lo int, pl *Placement) bool {
+	return v.placeAppliedAt(ch, lo, pl, -1)
+}
+
+// placeAppliedAt is placeApplied where, when inner >= 0, the old lines
+// seen at file line inner (inside the applied place) are no rival either.
+func (v *FileView) placeAppliedAt(ch *patch.Chunk, lo int, pl *Placement, inner int) bool {
+	if v.exactOnly || !changes(ch.Lines) {
+		return false
+	}
+	side, ctxAt := newSide(ch.Lines)
+	nonBlank := 0
+	for _, l := range side {
+		if strings.TrimSpace(l.Text) != "" {
+			nonBlank++
+		}
+	}
+	if nonBlank < 2 {
+		return false
+	}
+	cands, pinned := v.seek(side, lo, ch.EOF)
+	if len(cands) != 1 || (ch.EOF && !pinned) {
+		return false
+	}
+	p := cands[0]
+	// The offsets at which the applied place already holds the old
+	// context lines: those lines seen there are not a rival.
+	offLo, offHi := p, p
+	first := true
+	for k, at := range ctxAt {
+		off := p + at - k
+		if first || off < offLo {
+			offLo = off
+		}
+		if first || off > offHi {
+			offHi = off
+		}
+		first = false
+	}
+	if inner >= 0 {
+		offLo, offHi = min(offLo, inner), max(offHi, inner)
+	}
+	if others, sure := v.lookalikes(oldKeys(ch.Lines), lo, offLo, offHi); len(others) > 0 || !sure {
+		// The change looks made here, but another place looks like the
+		// lines the chunk expects: that may be the place the author
+		// meant. Nothing may be placed at either.
+		pl.Candidates = sortedStarts(p, others)
+		return false
+	}
+	out := make([]PlacedLine, len(side))
+	for i := range side {
+		out[i] = PlacedLine{Op: patch.OpContext, FileLine: p + i, Text: v.lines[p+i]}
+	}
+	pl.Start, pl.End = p, p+len(side)
+	pl.Lines = out
+	pl.ShapeChanged = true
+	pl.Strategy = StrategyAlreadyApplied
+	pl.Candidates = []int{p + 1}
+	pl.EOFKept = ch.EOF && pl.End == len(v.lines)
+	pl.Cursor = pl.End
+	pl.Repairs = append(pl.Repairs, patch.Repair{Kind: patch.RepairAlreadyApplied, Line: ch.Line})
+	return true
+}
+
+// appendsAtEnd reports whether the chunk adds lines after its last old
+// line, which is a context line: with "*** End of File" it appends to the
+// end of the text the author saw.
+func appendsAtEnd(lines []patch.ChunkLine) bool {
+	if len(lines) == 0 || lines[len(lines)-1].Op != patch.OpAdd {
+		return false
+	}
+	for i := len(lines) - 1; i >= 0; i-- {
+		if lines[i].Op != patch.OpAdd {
+			return lines[i].Op == patch.OpContext
+		}
+	}
+	return false
+}
+
+// appliedAround fills pl and returns true when the one place where the
+// old lines match, at c, lies inside the place where the chunk's change is
+// already made (placeApplied): the added lines repeat the context, so the
+// old lines occur within the new ones.
+func (v *FileView) appliedAround(ch *patch.Chunk, lo, c int, pl *Placement) bool {
+	if v.exactOnly {
+		return false
+	}
+	adds, old := 0, 0
+	for _, l := range ch.Lines {
+		switch l.Op {
+		case patch.OpAdd:
+			adds++
+		default:
+			old++
+		}
+	}
+	if adds == 0 {
+		return false // the new lines are fewer than the old: none lies inside
+	}
+	var try Placement
+	try.Contexts = pl.Contexts
+	try.Repairs = append([]patch.Repair(nil), pl.Repairs...)
+	ok := v.placeAppliedAt(ch, lo, &try, c)
+	if !ok {
+		pl.Candidates = try.Candidates
+		return false
+	}
+	if c < try.Start || c+old > try.End {
+		return false
+	}
+	*pl = try
+	return true
+}
+
+// appliedAmbiguity refuses a chunk whose change looks already made at one
+// place while another looks like the lines it expects.
+func appliedAmbiguity(abs, body string, cands []int) error {
+	return ambiguityError(PhaseAlreadyApplied, "The change looks already made, but another place looks like the expected lines", abs, body, cands)
+}

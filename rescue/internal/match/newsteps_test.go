@@ -1,0 +1,241 @@
+package match
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/slimgate/slim/rescue/internal/patch"
+)
+
+// The three steps added for stale patches from real edit history: a
+// chunk placed through one mapping of leading whitespace, a chunk whose
+// first or last context line someone edited, and a chunk whose change is
+// already in the file.
+
+func TestPlaceIndent(t *testing.T) {
+	tabs := "func f() {\n\tif ok {\n\t\told()\n\t}\n\treturn\n}\n"
+	body := []string{" func f() {", " \tif ok {", "-\t\told()", "+\t\tnew()", "+\t\tif x {", "+\t\t\tdeep()", "+\t\t}", "+", " \t}", " \treturn"}
+	spaces := func(s string) string { return strings.ReplaceAll(s, "\t", "    ") }
+	spacedBody := make([]string, len(body))
+	for i, l := range body {
+		spacedBody[i] = l[:1] + spaces(l[1:])
+	}
+	runPlaceCases(t, []placeCase{
+		{name: "tabs became four spaces: context keeps the file, added lines follow the mapping",
+			file:       spaces(tabs),
+			chunks:     []*patch.Chunk{chunk(nil, false, body...)},
+			strategies: []string{StrategyIndent},
+			want:       "func f() {\n    if ok {\n        new()\n        if x {\n            deep()\n        }\n\n    }\n    return\n}",
+			check:      wantRepair(patch.RepairIndentation, `each leading "\t" -> "    "`)},
+		{name: "the author's copy had spaces where the file has tabs",
+			file:       tabs,
+			chunks:     []*patch.Chunk{chunk(nil, false, spacedBody...)},
+			strategies: []string{StrategyIndent},
+			want:       "func f() {\n\tif ok {\n\t\tnew()\n\t\tif x {\n\t\t\tdeep()\n\t\t}\n\n\t}\n\treturn\n}",
+			check:      wantRepair(patch.RepairIndentation, `each leading "    " -> "\t"`)},
+		{name: "a block re-indented by one more tab",
+			file:       "top\n\tfunc f() {\n\t\tif ok {\n\t\t\told()\n\t\t}\n\t\treturn\n\t}\n",
+			chunks:     []*patch.Chunk{chunk(nil, false, body...)},
+			strategies: []string{StrategyIndent},
+			want:       "top\n\tfunc f() {\n\t\tif ok {\n\t\t\tnew()\n\t\t\tif x {\n\t\t\t\tdeep()\n\t\t\t}\n\n\t\t}\n\t\treturn\n\t}",
+			check:      wantRepair(patch.RepairIndentation, `prefix "\t" added`)},
+		{name: "a block lost a leading tab; an added line outside the mapping stays as written",
+			file:       "if ok {\n\told()\n}\nreturn\n",
+			chunks:     []*patch.Chunk{chunk(nil, false, " \tif ok {", "-\t\told()", "+\t\tnew()", "+top()", " \t}", " \treturn")},
+			strategies: []string{StrategyIndent},
+			want:       "if ok {\n\tnew()\ntop()\n}\nreturn",
+			check:      wantRepair(patch.RepairIndentation, `prefix "\t" removed`)},
+		{name: "a lone non-blank line never moves between levels",
+			file:      "root:\n  child:\n    enabled: false\nnext: true\n",
+			chunks:    []*patch.Chunk{chunk(nil, false, "-enabled: false", "+enabled: true")},
+			errPrefix: pfx + "Failed to find expected lines"},
+		{name: "two levels merged into one are no mapping",
+			file:      "x\nfoo:\nbar: 1\ny\n",
+			chunks:    []*patch.Chunk{chunk(nil, false, " foo:", "-  bar: 1", "+  bar: 2")},
+			errPrefix: pfx + "Failed to find expected lines"},
+		{name: "only some lines re-indented is no mapping",
+			file:      "func f() {\n    a()\n\tb()\n\tc()\n}\n",
+			chunks:    []*patch.Chunk{chunk(nil, false, " \ta()", " \tb()", "-\tc()", "+\tC()")},
+			errPrefix: pfx + "Failed to find expected lines"},
+		{name: "two mappings that re-indent an added line differently leave the chunk unplaced",
+			// Two spaces to four is a unit swap and a prefix of two
+			// spaces added; they disagree on the deeper added line.
+			file:      "a:\n    b: 1\n    c: 2\nz\n",
+			chunks:    []*patch.Chunk{chunk(nil, false, "   b: 1", "-  c: 2", "+  c: 3", "+    d: 4")},
+			errPrefix: pfx + "Failed to find expected lines"},
+		{name: "two mappings that agree on every added line place it",
+			file:       "a:\n    b: 1\n    c: 2\nz\n",
+			chunks:     []*patch.Chunk{chunk(nil, false, "   b: 1", "-  c: 2", "+  c: 3")},
+			strategies: []string{StrategyIndent},
+			want:       "a:\n    b: 1\n    c: 3\nz"},
+		{name: "two places that agree apart from whitespace are refused",
+			file:      "  x := 1\n  y := 2\nsep\n    x := 1\n    y := 2\n",
+			chunks:    []*patch.Chunk{chunk(nil, false, " x := 1", "-y := 2", "+y := 3")},
+			errPrefix: pfx + "Failed to find expected lines"},
+		{name: "the meant place changed since, a copy at another level agrees: refused as a look-alike",
+			file:      "func a() {\n\tx := 1\n\ty := 2\n\tchanged := 3\n\tw := 4\n}\nfunc b() {\n\tif ok {\n\t\tx := 1\n\t\ty := 2\n\t\tz := 3\n\t\tw := 4\n\t}\n}\n",
+			chunks:    []*patch.Chunk{chunk(nil, false, " \tx := 1", " \ty := 2", "-\tz := 3", "+\tz := 30", " \tw := 4")},
+			errPrefix: pfx + "Indentation rescue was ambiguous", cands: []int{2, 9}},
+		{name: "the copy at another level alone is placed",
+			file:       "func b() {\n\tif ok {\n\t\tx := 1\n\t\ty := 2\n\t\tz := 3\n\t\tw := 4\n\t}\n}\n",
+			chunks:     []*patch.Chunk{chunk(nil, false, " \tx := 1", " \ty := 2", "-\tz := 3", "+\tz := 30", " \tw := 4")},
+			strategies: []string{StrategyIndent},
+			want:       "func b() {\n\tif ok {\n\t\tx := 1\n\t\ty := 2\n\t\tz := 30\n\t\tw := 4\n\t}\n}"},
+		{name: "End of File: the re-indented lines must end the file",
+			file:      "\t\ta()\n\t\tb()\nmore\n",
+			chunks:    []*patch.Chunk{chunk(nil, true, " \ta()", "-\tb()", "+\tB()")},
+			errPrefix: pfx + "Failed to find expected lines"},
+	})
+}
+
+func TestIndentMaps(t *testing.T) {
+	for _, tc := range []struct {
+		name      string
+		old, file []string
+		want      []string
+	}{
+		{"tab to four spaces", []string{"", "\t", "\t\t"}, []string{"", "    ", "        "}, []string{`each leading "\t" -> "    "`}},
+		{"four spaces to tab", []string{"    ", "        "}, []string{"\t", "\t\t"}, []string{`each leading "    " -> "\t"`}},
+		{"tab to two spaces keeps alignment", []string{"\t  ", "\t"}, []string{"    ", "  "}, []string{`each leading "\t" -> "  "`}},
+		{"prefix added", []string{"", "\t"}, []string{"\t", "\t\t"}, []string{`prefix "\t" added`}},
+		{"prefix removed", []string{"\t\t", "\t"}, []string{"\t", ""}, []string{`prefix "\t" removed`}},
+		{"two spaces to four, or two added", []string{"  "}, []string{"    "}, []string{`each leading "  " -> "    "`, `prefix "  " added`}},
+		{"levels merged", []string{"\t", "    "}, []string{"    ", "    "}, nil},
+		{"inconsistent", []string{"\t", "\t"}, []string{"\t", "    "}, nil},
+		{"removed prefix missing on one line", []string{"\t\t", ""}, []string{"\t", ""}, nil},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			var got []string
+			for _, m := range indentMaps(tc.old, tc.file) {
+				got = append(got, m.String())
+			}
+			if strings.Join(got, "|") != strings.Join(tc.want, "|") {
+				t.Errorf("mappings %q, want %q", got, tc.want)
+			}
+		})
+	}
+}
+
+func TestSameLine(t *testing.T) {
+	for _, tc := range []struct {
+		old, file string
+		want      bool
+	}{
+		{"\tx := compute(a, b)", "\tx := compute(a, b) // why", true},
+		{"}", "} // end of loop", true},
+		{"\ttimeout := 30", "\ttimeout := 45", true},
+		{"\treturn nil", "\treturn err", true},
+		{"func f() {", "func f()", true},
+		{"\tx := compute(a, b)", "    x := compute(a, b) // why", false}, // indentation differs
+		{"}", "})", false},
+		{"x++", "x--", false},
+		{"\treturn nil", "\tpanic(\"unreachable\")", false},
+		{"", "\tx := 1", false},
+		{"\tx := 1", "", false},
+		{"\tx := 1", "\tx := 1", false},
+	} {
+		if got := sameLine(tc.old, tc.file); got != tc.want {
+			t.Errorf("sameLine(%q, %q) = %v, want %v", tc.old, tc.file, got, tc.want)
+		}
+	}
+}
+
+func TestPlaceEditedEdge(t *testing.T) {
+	body := []string{" c1 := one()", " c2 := two()", " c3 := three()", "-r1 := old()", "+r1 := new()", " c4 := four()", " c5 := five()", " c6 := six()"}
+	block := "c1 := one()\nc2 := two()\nc3 := three()\nr1 := old()\nc4 := four()\nc5 := five()\nc6 := six()\n"
+	runPlaceCases(t, []placeCase{
+		{name: "a comment appended to the first line",
+			file:       "top\n" + strings.Replace(block, "c1 := one()", "c1 := one() // why", 1) + "end\n",
+			chunks:     []*patch.Chunk{chunk(nil, false, body...)},
+			strategies: []string{StrategyEditedEdge}, starts: []int{1},
+			want: "top\nc1 := one() // why\nc2 := two()\nc3 := three()\nr1 := new()\nc4 := four()\nc5 := five()\nc6 := six()\nend"},
+		{name: "a value changed in the last line",
+			file:       strings.Replace(block, "c6 := six()", "c6 := six(2)", 1),
+			chunks:     []*patch.Chunk{chunk(nil, false, body...)},
+			strategies: []string{StrategyEditedEdge},
+			want:       "c1 := one()\nc2 := two()\nc3 := three()\nr1 := new()\nc4 := four()\nc5 := five()\nc6 := six(2)"},
+		{name: "an edge line rewritten beyond recognition is refused",
+			file:      strings.Replace(block, "c1 := one()", "somethingElse(42)", 1),
+			chunks:    []*patch.Chunk{chunk(nil, false, body...)},
+			errPrefix: pfx + "Failed to find expected lines"},
+		{name: "an edited line next to the change is not an edge rescue",
+			file:      strings.Replace(block, "c3 := three()", "c3 := three() // why", 1),
+			chunks:    []*patch.Chunk{chunk(nil, false, " c3 := three()", "-r1 := old()", "+r1 := new()", " c4 := four()", " c5 := five()", " c6 := six()")},
+			errPrefix: pfx + "Failed to find expected lines"},
+		{name: "the rest of the chunk at two places is ambiguous",
+			file:      strings.Replace(block, "c1 := one()", "c1 := one() // a", 1) + "sep\n" + strings.Replace(block, "c1 := one()", "c1 := one() // b", 1),
+			chunks:    []*patch.Chunk{chunk(nil, false, body...)},
+			errPrefix: pfx + "Edited-edge rescue was ambiguous", cands: []int{1, 9}},
+		{name: "the meant place rewritten inside, a similar block elsewhere: refused",
+			// The author meant the first block; someone rewrote the lines
+			// it removes. The second block differed in its first line
+			// from the start and now matches every other line.
+			file: "c1 := one()\nc2 := two()\nc3 := three()\nx1\nx2\nx3\nx4\nx5\nc4 := four()\nc5 := five()\nc6 := six()\nsep\n" +
+				"c1 := one() // other\nc2 := two()\nc3 := three()\nr1\nr2\nr3\nr4\nr5\nc4 := four()\nc5 := five()\nc6 := six()\n",
+			chunks:    []*patch.Chunk{chunk(nil, false, " c1 := one()", " c2 := two()", " c3 := three()", "-r1", "-r2", "-r3", "-r4", "-r5", "+new", " c4 := four()", " c5 := five()", " c6 := six()")},
+			errPrefix: pfx + "Edited-edge rescue was ambiguous", cands: []int{1, 13}},
+		{name: "the similar block alone is placed",
+			file:       "c1 := one() // other\nc2 := two()\nc3 := three()\nr1\nr2\nr3\nr4\nr5\nc4 := four()\nc5 := five()\nc6 := six()\n",
+			chunks:     []*patch.Chunk{chunk(nil, false, " c1 := one()", " c2 := two()", " c3 := three()", "-r1", "-r2", "-r3", "-r4", "-r5", "+new", " c4 := four()", " c5 := five()", " c6 := six()")},
+			strategies: []string{StrategyEditedEdge},
+			want:       "c1 := one() // other\nc2 := two()\nc3 := three()\nnew\nc4 := four()\nc5 := five()\nc6 := six()"},
+		{name: "the meant place with one line changed, a similar block elsewhere: refused as a look-alike",
+			file: "c1 := one()\nc2 := two()\nc3 := three()\nr1 := changed()\nc4 := four()\nc5 := five()\nc6 := six()\nsep\n" +
+				strings.Replace(block, "c1 := one()", "c1 := one() // other", 1),
+			chunks:    []*patch.Chunk{chunk(nil, false, body...)},
+			errPrefix: pfx + "Edited-edge rescue was ambiguous", cands: []int{1, 9}},
+	})
+}
+
+func TestPlaceAlreadyApplied(t *testing.T) {
+	runPlaceCases(t, []placeCase{
+		{name: "the change is in the file: nothing changes",
+			file:       "a\nb\nc\nNEW\nd\ne\nf\n",
+			chunks:     []*patch.Chunk{chunk(nil, false, " a", " b", " c", "-old", "+NEW", " d", " e", " f")},
+			strategies: []string{StrategyAlreadyApplied},
+			want:       "a\nb\nc\nNEW\nd\ne\nf",
+			check:      wantRepair(patch.RepairAlreadyApplied, "")},
+		{name: "an insertion whose added lines end like its context, already made",
+			// The old lines occur at the end of the inserted block.
+			file:       "x\n}\n\nfunc g() {\n}\n\nvar v\n",
+			chunks:     []*patch.Chunk{chunk(nil, false, " }", " ", "+func g() {", "+}", "+", " var v")},
+			strategies: []string{StrategyAlreadyApplied},
+			want:       "x\n}\n\nfunc g() {\n}\n\nvar v"},
+		{name: "an End of File append already made, the old lines found earlier",
+			file:       "\treturn\n}\n\nfunc g() {\n\treturn\n}\n",
+			chunks:     []*patch.Chunk{chunk(nil, true, " \treturn", " }", "+", "+func g() {", "+\treturn", "+}")},
+			strategies: []string{StrategyAlreadyApplied},
+			want:       "\treturn\n}\n\nfunc g() {\n\treturn\n}"},
+		{name: "an End of File append where other lines were appended since is refused",
+			file:      "\treturn\n}\n\nfunc other() {\n}\n",
+			chunks:    []*patch.Chunk{chunk(nil, true, " \treturn", " }", "+", "+func g() {", "+}")},
+			errPrefix: pfx + "Failed to find expected lines at the end"},
+		{name: "the change looks made, but the expected lines drifted elsewhere: refused",
+			file:      "a\nb\nc\nNEW\nd\ne\nf\nsep\n  a\n  b\n  c\n  old\n  d\n  e\n  f\n",
+			chunks:    []*patch.Chunk{chunk(nil, false, " a", " b", " c", "-old", "+NEW", " d", " e", " f")},
+			errPrefix: pfx + "The change looks already made", cands: []int{1, 7}},
+		{name: "old lines found and new lines elsewhere: the old place is edited",
+			file:       "a\nb\nold\nc\nsep\na\nb\nNEW\nc\n",
+			chunks:     []*patch.Chunk{chunk(nil, false, " a", " b", "-old", "+NEW", " c")},
+			strategies: []string{StrategyExact},
+			want:       "a\nb\nNEW\nc\nsep\na\nb\nNEW\nc"},
+		{name: "a single new line is not enough to call it made",
+			file:      "x\nNEW\ny\n",
+			chunks:    []*patch.Chunk{chunk(nil, false, "-old", "+NEW")},
+			errPrefix: pfx + "Failed to find expected lines"},
+	})
+}
+
+// wantRepair checks that the single chunk's placement records a repair of
+// kind with detail.
+func wantRepair(kind, detail string) func(t *testing.T, pls []*Placement) {
+	return func(t *testing.T, pls []*Placement) {
+		t.Helper()
+		for _, r := range pls[0].Repairs {
+			if r.Kind == kind && r.Detail == detail {
+				return
+			}
+		}
+		t.Errorf("repairs %+v, want %s %q", pls[0].Repairs, kind, detail)
+	}
+}
