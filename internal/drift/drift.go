@@ -27,11 +27,15 @@ const (
 	RewrittenRegion Kind = "rewritten-region" // every removed line was rewritten by someone else
 	BOM             Kind = "bom"              // a UTF-8 byte order mark was added at the start
 	MixedEOL        Kind = "mixed-eol"        // the chunk's lines got CRLF in an otherwise LF file
+	Reindented      Kind = "reindented"       // one mapping of leading whitespace changed every line of the chunk
+	EditedEdge      Kind = "edited-edge"      // the chunk's first or last context line was edited by someone else
+	AlreadyApplied  Kind = "already-applied"  // the edit is already in the file
 )
 
 // Kinds lists every drift kind in report order.
 var Kinds = []Kind{None, CurlyInFile, CurlyInPatch, TrailingSpaces, TabsToSpaces, CRLF,
-	NoFinalNewline, ChangedContext, DuplicatedBlock, RewrittenRegion, BOM, MixedEOL}
+	NoFinalNewline, ChangedContext, DuplicatedBlock, RewrittenRegion, BOM, MixedEOL,
+	Reindented, EditedEdge, AlreadyApplied}
 
 // Want is the outcome a case requires. Either means both outcomes are
 // acceptable (the two-outcome property still applies: a correct apply or a
@@ -57,30 +61,49 @@ func (w Want) String() string {
 
 // Case is one generated test case.
 type Case struct {
-	Kind   Kind
-	Header Header
-	Path   string // slash-separated path used in the patch
-	Orig   []Line // the file before the drift
-	View   []Line // what the patch author read
-	Disk   []Line // what is on disk when the patch is applied
-	Edit   Edit   // in View coordinates
-	Patch  Patch
+	Kind    Kind
+	variant int // which drift of the kind (Reindented)
+	Header  Header
+	Path    string // slash-separated path used in the patch
+	Orig    []Line // the file before the drift
+	View    []Line // what the patch author read
+	Disk    []Line // what is on disk when the patch is applied
+	Edit    Edit   // in View coordinates
+	Patch   Patch
 	// DiskStart is Edit.Start in Disk coordinates.
 	DiskStart int
-	Want      Want
-	Why       string // why Want is what it is
+	// DiskAdd holds the added lines as a correct apply writes them, when
+	// they differ from the authored Edit.Add: a chunk placed through a
+	// mapping of leading whitespace re-indents its added lines through it.
+	DiskAdd []string
+	// Done is set when Disk already holds the edit: a correct apply leaves
+	// the file as it is.
+	Done bool
+	Want Want
+	Why  string // why Want is what it is
+}
+
+// diskAdd returns the added lines a correct apply writes.
+func (c *Case) diskAdd() []string {
+	if c.DiskAdd != nil {
+		return c.DiskAdd
+	}
+	return c.Edit.Add
 }
 
 // Expected returns the bytes a correct apply must leave on disk. A UTF-8
 // BOM is set aside and restored: it is part of no line.
 func (c *Case) Expected() []byte {
+	if c.Done {
+		return Join(c.Disk)
+	}
 	disk := c.Disk
 	if len(disk) > 0 && strings.HasPrefix(disk[0].Text, bom) {
 		disk = Clone(disk)
 		disk[0].Text = strings.TrimPrefix(disk[0].Text, bom)
-		return append([]byte(bom), Apply(disk, c.DiskStart, c.Edit.Del, c.Edit.Add)...)
+		return append([]byte(bom), Apply(disk, c.DiskStart, c.Edit.Del, c.diskAdd())...)
 	}
-	return Apply(disk, c.DiskStart, c.Edit.Del, c.Edit.Add)
+	return Apply(disk, c.DiskStart, c.Edit.Del, c.diskAdd())
 }
 
 const bom = "\ufeff"
@@ -113,6 +136,9 @@ func NewCase(r *rand.Rand, kind Kind, path string, orig []Line) (*Case, bool) {
 		if kind == RewrittenRegion && c.Edit.Del == 0 {
 			continue
 		}
+		if kind == Reindented {
+			c.variant = r.IntN(4)
+		}
 		if c.build(r) {
 			return c, true
 		}
@@ -130,6 +156,25 @@ func (c *Case) build(r *rand.Rand) bool {
 		if !pickAndChange(r, c.View, span, hasQuote, Curl) {
 			return false
 		}
+	}
+	if c.Kind == Reindented && c.variant == reindentPatchSpaces {
+		// The author's copy had four spaces for each leading tab, in the
+		// lines they copied and the lines they wrote; the file keeps its
+		// tabs, so the added lines go in with tabs.
+		span := spanOf(len(c.Orig), c.Edit, 3)
+		c.View = Clone(c.Orig)
+		changed := false
+		for i := span[0]; i < span[1]; i++ {
+			if t := tabsToSpaces(c.View[i].Text); t != c.View[i].Text {
+				c.View[i].Text = t
+				changed = true
+			}
+		}
+		if !changed {
+			return false
+		}
+		c.DiskAdd = c.Edit.Add
+		c.Edit.Add = mapLines(c.Edit.Add, tabsToSpaces)
 	}
 	c.Patch = WritePatch(c.Path, c.View, c.Edit, 3, c.Header)
 	// The author's patch must name one place in the text they read:
@@ -158,6 +203,18 @@ func (c *Case) build(r *rand.Rand) bool {
 	case TabsToSpaces:
 		if !pickAndChange(r, c.Disk, span, func(s string) bool { return strings.HasPrefix(s, "\t") }, tabsToSpaces) {
 			return false
+		}
+		// When every tab-indented line of the chunk changed, one mapping
+		// (a tab to four spaces) covers the chunk, and the added lines
+		// follow it.
+		all := true
+		for i := os; i < oe; i++ {
+			if strings.HasPrefix(c.Disk[i].Text, "\t") {
+				all = false
+			}
+		}
+		if all && nonBlank(Texts(c.View[os:oe])) >= 2 {
+			c.DiskAdd = mapLines(c.Edit.Add, tabsToSpaces)
 		}
 	case CRLF:
 		for i := range c.Disk {
@@ -206,6 +263,12 @@ func (c *Case) build(r *rand.Rand) bool {
 		return true
 	case DuplicatedBlock:
 		return c.duplicate(r)
+	case Reindented:
+		return c.reindent(r)
+	case EditedEdge:
+		return c.editEdge(r)
+	case AlreadyApplied:
+		return c.alreadyApplied()
 	default:
 		panic("drift: unknown kind " + string(c.Kind))
 	}

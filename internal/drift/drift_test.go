@@ -172,12 +172,12 @@ func checkCase(t *testing.T, c *Case) {
 	os, oe := c.Patch.OldStart, c.Patch.OldEnd
 	changedLines := 0
 	for i := range c.Orig {
-		if c.Kind == DuplicatedBlock {
+		if c.Kind == DuplicatedBlock || c.Kind == AlreadyApplied {
 			break
 		}
 		if c.Orig[i] != c.Disk[i] {
 			changedLines++
-			if c.Kind != CRLF && c.Kind != NoFinalNewline && c.Kind != BOM && (i < os || i >= oe) {
+			if c.Kind != CRLF && c.Kind != NoFinalNewline && c.Kind != BOM && c.Kind != Reindented && (i < os || i >= oe) {
 				t.Errorf("%s: line %d outside the old lines changed", c, i+1)
 			}
 		}
@@ -187,10 +187,34 @@ func checkCase(t *testing.T, c *Case) {
 		if changedLines != 0 {
 			t.Errorf("%s: disk changed", c)
 		}
-	case CurlyInFile, TrailingSpaces, TabsToSpaces, ChangedContext, RewrittenRegion:
+	case CurlyInFile, TrailingSpaces, TabsToSpaces, ChangedContext, RewrittenRegion, EditedEdge:
 		if changedLines == 0 {
 			t.Errorf("%s: disk unchanged", c)
 		}
+	case Reindented:
+		// Only leading whitespace changed, in the file or in the
+		// author's copy, and the added lines follow it.
+		for i := range c.Orig {
+			if strings.TrimLeft(c.Orig[i].Text, " \t") != strings.TrimLeft(c.Disk[i].Text, " \t") ||
+				strings.TrimLeft(c.Orig[i].Text, " \t") != strings.TrimLeft(c.View[i].Text, " \t") {
+				t.Errorf("%s: line %d changed beyond its indentation", c, i+1)
+			}
+		}
+		if changedLines == 0 && fmt.Sprint(c.View) == fmt.Sprint(c.Orig) {
+			t.Errorf("%s: no indentation changed", c)
+		}
+		if len(c.diskAdd()) != len(c.Edit.Add) {
+			t.Errorf("%s: %d added lines on disk, %d in the patch", c, len(c.diskAdd()), len(c.Edit.Add))
+		}
+	case AlreadyApplied:
+		if !c.Done || !bytes.Equal(c.Expected(), c.DiskBytes()) {
+			t.Errorf("%s: a done edit must leave the disk as it is", c)
+		}
+		want := Apply(c.Orig, c.Edit.Start, c.Edit.Del, c.Edit.Add)
+		if !bytes.Equal(c.DiskBytes(), want) {
+			t.Errorf("%s: the disk does not hold the edit", c)
+		}
+		return
 	case CRLF:
 		if DominantEOL(c.Disk) != "\r\n" {
 			t.Errorf("%s: not CRLF", c)
@@ -227,7 +251,7 @@ func checkCase(t *testing.T, c *Case) {
 	// The disk line at DiskStart+k stands for view line Start+k.
 	for k := 0; k < c.Edit.Del; k++ {
 		v, d := c.View[c.Edit.Start+k].Text, c.Disk[c.DiskStart+k].Text
-		if c.Kind != RewrittenRegion && CoarseKey(v) != CoarseKey(d) && !(c.Kind == ChangedContext) {
+		if c.Kind != RewrittenRegion && CoarseKey(v) != CoarseKey(d) && c.Kind != ChangedContext && c.Kind != EditedEdge {
 			t.Errorf("%s: removed line %d maps to %q, view has %q", c, k, d, v)
 		}
 	}
@@ -236,7 +260,7 @@ func checkCase(t *testing.T, c *Case) {
 	if c.Kind != CRLF && c.Kind != NoFinalNewline && c.Kind != BOM && c.Kind != MixedEOL {
 		var b bytes.Buffer
 		b.Write(Join(c.Disk[:c.DiskStart]))
-		for _, a := range c.Edit.Add {
+		for _, a := range c.diskAdd() {
 			b.WriteString(a + "\n")
 		}
 		b.Write(Join(c.Disk[c.DiskStart+c.Edit.Del:]))
