@@ -3,10 +3,13 @@
 //
 // In before, the tool's own guard runs first (apply_patch: containment then
 // rescue; grep and glob: re-anchoring then the path pre-check), then the
-// loop guard on the resulting args. The first block wins; otherwise the
-// answer is mutate when a guard changed the args and pass when none did.
-// In after, the loop guard counts the result and may ask for a notice to be
-// appended. Events reset the loop guard on session.deleted.
+// loop guard on the resulting args, which only reads its state. The first
+// block wins; otherwise the answer is mutate when a guard changed the args
+// and pass when none did. In after, the loop guard counts the result, keyed
+// on the args the host hands to after, and may ask for a notice to be
+// appended. Events reset the loop guard on session.deleted. Plan tells the
+// host plugin which tools can get anything but a plain pass in which phase,
+// so that it runs slim only for those.
 //
 // Every decision is a successful answer. Guard failures (a store that
 // cannot be locked, a pre-check that errs) let the call pass and are logged,
@@ -116,11 +119,8 @@ func (d *Dispatcher) before(ctx context.Context, req *protocol.Request) protocol
 	var mutated map[string]any // the full new args when a guard changed them
 	args := req.ArgsObject()
 
-	switch req.Tool {
-	case "apply_patch":
-		if !d.PatchGuard {
-			break
-		}
+	switch d.toolGuard(req.Tool) {
+	case patchGuard:
 		patch, ok := args["patchText"].(string)
 		if !ok {
 			break
@@ -155,8 +155,8 @@ func (d *Dispatcher) before(ctx context.Context, req *protocol.Request) protocol
 		case rescue.DecisionPassthrough:
 			notes = append(notes, "apply_patch: passthrough (outside, host will ask)")
 		}
-	case "grep", "glob":
-		if !d.SearchGuard || args == nil {
+	case searchGuard:
+		if args == nil {
 			break
 		}
 		h := req.Host
@@ -181,7 +181,7 @@ func (d *Dispatcher) before(ctx context.Context, req *protocol.Request) protocol
 		if mutated != nil {
 			fpArgs = mutated
 		}
-		refusal, err := d.Loop.Before(loopTool(req), req.SessionID, req.CallID, fpArgs)
+		refusal, err := d.Loop.Before(loopTool(req), req.SessionID, fpArgs)
 		if err != nil {
 			d.Log.Warn().Err(err).Str("session", req.SessionID).Msg("loop guard unavailable; passing")
 			notes = append(notes, "loop guard: "+failOpenNote(err))
@@ -296,7 +296,7 @@ func (d *Dispatcher) patchOptions(req *protocol.Request) rescue.Options {
 
 func (d *Dispatcher) after(req *protocol.Request) protocol.Response {
 	var notes []string
-	if req.Tool == "task" && d.TaskOutput != nil {
+	if d.watchesTaskOutput(req.Tool) {
 		// The host's own task tool launched (or ran) a subagent: the
 		// background task tools track it from its output.
 		if err := d.TaskOutput(req.Host, req.SessionID, req.Args, req.Output); err != nil {
@@ -309,7 +309,7 @@ func (d *Dispatcher) after(req *protocol.Request) protocol.Response {
 		r.Notes = notes
 		return r
 	}
-	notice, err := d.Loop.After(loopTool(req), req.SessionID, req.CallID, req.Output)
+	notice, err := d.Loop.After(loopTool(req), req.SessionID, req.Args, req.Output)
 	if err != nil {
 		d.Log.Warn().Err(err).Str("session", req.SessionID).Msg("loop guard unavailable; passing")
 		r := pass()

@@ -26,13 +26,13 @@ func BenchmarkDispatchUntouched(b *testing.B) {
 }
 
 // BenchmarkDispatchReadPair is a before+after pair for read through the
-// file store (lock, read, atomic replace, twice), in a session that already
-// saw 1,000 calls.
+// file store (before reads the record; after locks, reads and replaces
+// it), in a session that already saw 1,000 calls.
 func BenchmarkDispatchReadPair(b *testing.B) {
 	d := &Dispatcher{Loop: &loopguard.Guard{Store: loopguard.NewStore(b.TempDir(), loopguard.StoreOptions{})}}
 	pair := func(i int) {
 		bef, _ := protocol.Decode(fmt.Appendf(nil, `{"v":1,"phase":"before","tool":"read","sessionID":"s","callID":"c%d","args":{"filePath":"src/f%d.go"}}`, i, i%50))
-		aft, _ := protocol.Decode(fmt.Appendf(nil, `{"v":1,"phase":"after","tool":"read","sessionID":"s","callID":"c%d","output":"content %d"}`, i, i))
+		aft, _ := protocol.Decode(fmt.Appendf(nil, `{"v":1,"phase":"after","tool":"read","sessionID":"s","callID":"c%d","args":{"filePath":"src/f%d.go"},"output":"content %d"}`, i, i%50, i))
 		if r := d.Handle(bef); r.Action != protocol.Pass {
 			b.Fatal(r)
 		}

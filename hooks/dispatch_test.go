@@ -22,13 +22,17 @@ type harness struct {
 	now   time.Time
 	n     int
 	host  string // JSON of the host object
+	// ran holds the args each call ran with, by callID: those of its
+	// before, as a mutate answer left them. The host hands that same object
+	// to after, and so does after here.
+	ran map[string]any
 }
 
 func newHarness(t *testing.T) *harness {
-	h := &harness{t: t, now: time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC), host: `{"flavor":"v1","platform":"linux"}`}
+	h := &harness{t: t, now: time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC), host: `{"flavor":"v1","platform":"linux"}`, ran: map[string]any{}}
 	clock := func() time.Time { return h.now }
 	h.store = loopguard.NewStore(t.TempDir(), loopguard.StoreOptions{Now: clock})
-	h.d = &Dispatcher{Loop: &loopguard.Guard{Store: h.store, Now: clock}}
+	h.d = &Dispatcher{Loop: &loopguard.Guard{Store: h.store}}
 	return h
 }
 
@@ -59,7 +63,8 @@ func (h *harness) sendRaw(phase protocol.Phase, data string) protocol.Response {
 	return resp
 }
 
-// before sends a before request with a fresh callID and returns it.
+// before sends a before request with a fresh callID and returns it. The
+// args the call runs with (after a mutate) are kept for its after.
 func (h *harness) before(tool, session string, args any) (string, protocol.Response) {
 	h.n++
 	id := fmt.Sprintf("call_%d", h.n)
@@ -67,11 +72,21 @@ func (h *harness) before(tool, session string, args any) (string, protocol.Respo
 	if session != "" {
 		f["sessionID"] = session
 	}
-	return id, h.send(protocol.Before, f)
+	r := h.send(protocol.Before, f)
+	h.ran[id] = args
+	if r.Action == protocol.Mutate {
+		h.ran[id] = r.Args
+	}
+	return id, r
 }
 
+// after sends the after request of callID with the args the call ran
+// with, as the host does (none for a callID before never saw).
 func (h *harness) after(tool, session, callID string, output any, status string) protocol.Response {
 	f := map[string]any{"tool": tool, "output": output}
+	if a, ok := h.ran[callID]; ok {
+		f["args"] = a
+	}
 	if session != "" {
 		f["sessionID"] = session
 	}
@@ -273,17 +288,37 @@ func TestLoopGuardCases(t *testing.T) {
 			}
 			return rs
 		}, "......."},
-		{"after with unknown or missing callID restarts the run", func(h *harness) []result {
+		{"an after that carries no args restarts the run", func(h *harness) []result {
 			rs := repeat(h, 2, "read", "s", a, "A")
 			if r := h.after("read", "s", "never-seen", "A", ""); r.Action != protocol.Pass {
-				h.t.Errorf("unknown callID: %v", r.Action)
+				h.t.Errorf("after without args: %v", r.Action)
 			}
 			rs = append(rs, repeat(h, 2, "read", "s", a, "A")...)
-			if r := h.after("read", "s", "", "A", ""); r.Action != protocol.Pass {
-				h.t.Errorf("missing callID: %v", r.Action)
+			for i := 0; i < 4; i++ { // however many there are
+				if r := h.after("read", "s", "", "A", ""); r.Action != protocol.Pass {
+					h.t.Errorf("after without args or callID: %v", r.Action)
+				}
 			}
 			return append(rs, repeat(h, 3, "read", "s", a, "A")...)
 		}, "......N"},
+		{"afters alone count: a call whose before was never asked for", func(h *harness) []result {
+			var rs []result
+			for i := 0; i < 4; i++ {
+				h.ran["bash-"+fmt.Sprint(i)] = args("command", "ls")
+				r := h.after("bash", "s", "bash-"+fmt.Sprint(i), "m", "")
+				rs = append(rs, result{notice: r.Action == protocol.Append})
+			}
+			return rs
+		}, "..NN"},
+		{"afters alone make a run that refuses the next read", func(h *harness) []result {
+			var rs []result
+			for i := 0; i < 5; i++ {
+				h.ran["r-"+fmt.Sprint(i)] = a
+				r := h.after("read", "s", "r-"+fmt.Sprint(i), "A", "")
+				rs = append(rs, result{notice: r.Action == protocol.Append})
+			}
+			return append(rs, h.call("read", "s", a, "A"))
+		}, "..NNNR"},
 		{"v2 error results count", func(h *harness) []result {
 			var rs []result
 			for i := 0; i < 3; i++ {
@@ -341,6 +376,7 @@ func TestLoopGuardCases(t *testing.T) {
 func (h *harness) beforeRaw(tool, session, rawArgs string) (string, protocol.Response) {
 	h.n++
 	id := fmt.Sprintf("call_%d", h.n)
+	h.ran[id] = json.RawMessage(rawArgs) // after gets the same text, keys in the same order
 	return id, h.sendRaw(protocol.Before, fmt.Sprintf(`{"v":1,"tool":%q,"sessionID":%q,"callID":%q,"args":%s}`, tool, session, id, rawArgs))
 }
 
@@ -355,29 +391,33 @@ func countFiles(dir, suffix string) int {
 	return n
 }
 
-// A failed call on a v1 host gets no after: its pending entry changes
-// nothing and expires after PendingTTL.
-func TestFailedCallsAndPendingTTL(t *testing.T) {
+// A failed call on a v1 host gets no after, and its before wrote nothing:
+// the record stays byte for byte what the last after wrote, and the run
+// goes on where it was.
+func TestFailedCallsChangeNothing(t *testing.T) {
 	h := newHarness(t)
 	a := args("filePath", "a.ts")
 	expect(t, "setup", repeat(h, 2, "read", "s", a, "A"), "..")
+	p := h.store.Path("s")
+	was, err := os.ReadFile(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	fi, _ := os.Stat(p)
 	for i := 0; i < 3; i++ {
+		h.now = h.now.Add(time.Minute)
 		if _, r := h.before("read", "s", a); r.Action != protocol.Pass {
 			t.Fatalf("failed call %d: %v", i, r.Action)
 		}
 	}
-	st := h.store.Load("s")
-	if len(st.Pending) != 3 || st.Last.Runs != 2 {
-		t.Fatalf("after 3 failed calls: pending %d, runs %d; want 3 pending and runs unchanged at 2", len(st.Pending), st.Last.Runs)
+	if now, _ := os.ReadFile(p); string(now) != string(was) {
+		t.Fatalf("befores changed the record:\n%s\n%s", was, now)
+	}
+	if fi2, _ := os.Stat(p); !fi2.ModTime().Equal(fi.ModTime()) {
+		t.Fatalf("befores rewrote the record")
 	}
 	// The run continues where it was: the next completed identical call is the 3rd.
 	expect(t, "continue", []result{h.call("read", "s", a, "A")}, "N")
-	h.now = h.now.Add(loopguard.PendingTTL + time.Minute)
-	h.before("read", "s", args("filePath", "other"))
-	st = h.store.Load("s")
-	if len(st.Pending) != 1 {
-		t.Fatalf("pending entries older than the TTL were kept: %d left, want only the new one", len(st.Pending))
-	}
 }
 
 // A corrupt or truncated state file reads as an empty session.

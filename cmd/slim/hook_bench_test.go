@@ -23,7 +23,7 @@ func BenchmarkHookUntouched(b *testing.B) {
 func BenchmarkHookReadPair(b *testing.B) {
 	b.Setenv("SLIM_STATE_DIR", b.TempDir())
 	before := `{"v":1,"phase":"before","tool":"read","sessionID":"s","callID":"c","args":{"filePath":"src/a.go"}}`
-	after := `{"v":1,"phase":"after","tool":"read","sessionID":"s","callID":"c","output":"package a\n"}`
+	after := `{"v":1,"phase":"after","tool":"read","sessionID":"s","callID":"c","args":{"filePath":"src/a.go"},"output":"package a\n"}`
 	var out bytes.Buffer
 	for b.Loop() {
 		out.Reset()

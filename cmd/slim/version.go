@@ -17,7 +17,7 @@ func versionCommand(e *env) *cli.Command {
 		Name:      "version",
 		Usage:     "print slim's version, commit, hook protocol version and Go version",
 		UsageText: "slim version [--json]\n\nExample:\n   slim version --json",
-		Flags:     []cli.Flag{&cli.BoolFlag{Name: "json", Usage: "print {version, commit, protocol, go, features, languages}"}},
+		Flags:     []cli.Flag{&cli.BoolFlag{Name: "json", Usage: "print {version, commit, protocol, go, features, languages, phases}"}},
 		Action: func(c *cli.Context) error {
 			if c.NArg() > 0 {
 				return usageErr("version takes no arguments")
@@ -35,7 +35,13 @@ func versionCommand(e *env) *cli.Command {
 					// Languages are the values `slim search ast --lang`
 					// takes, for the plugin's tool schemas.
 					Languages []string `json:"languages"`
-				}{version, commit, protocol.Version, runtime.Version(), []string{"search", "fetch", "tasks"}, astgrep.Languages})
+					// Phases are the hook phases `slim hook` can answer
+					// with anything but a plain pass, per tool, so that the
+					// plugin, which runs this once at load, runs slim only
+					// for those. It comes from the dispatcher `slim hook`
+					// builds, with the same environment.
+					Phases protocol.Plan `json:"phases"`
+				}{version, commit, protocol.Version, runtime.Version(), []string{"search", "fetch", "tasks"}, astgrep.Languages, newDispatcher(e).Plan()})
 			}
 			_, err := fmt.Fprintf(e.stdout, "slim %s (commit %s, protocol %d, %s)\n", version, commit, protocol.Version, runtime.Version())
 			return err

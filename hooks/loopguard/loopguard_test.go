@@ -85,10 +85,10 @@ func TestStoreRecordHoldsHashesOnly(t *testing.T) {
 	s := NewStore(t.TempDir(), StoreOptions{})
 	g := &Guard{Store: s}
 	secret := "SECRET-ARGUMENT-VALUE"
-	if _, err := g.Before("read", "sess", "c1", map[string]any{"filePath": secret}); err != nil {
+	if _, err := g.Before("read", "sess", map[string]any{"filePath": secret}); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := g.After("read", "sess", "c1", "SECRET-OUTPUT"); err != nil {
+	if _, err := g.After("read", "sess", map[string]any{"filePath": secret}, "SECRET-OUTPUT"); err != nil {
 		t.Fatal(err)
 	}
 	data, err := os.ReadFile(s.Path("sess"))
@@ -202,7 +202,7 @@ func TestMaybeGCRunsHourly(t *testing.T) {
 func TestDeleteAndLockTimeout(t *testing.T) {
 	s := NewStore(t.TempDir(), StoreOptions{LockTimeout: 50 * time.Millisecond})
 	g := &Guard{Store: s}
-	g.Before("read", "s", "c", map[string]any{})
+	g.After("read", "s", map[string]any{}, "out")
 	if existed, err := g.Reset("s"); err != nil || !existed {
 		t.Fatalf("reset: %v %v", existed, err)
 	}
@@ -212,16 +212,23 @@ func TestDeleteAndLockTimeout(t *testing.T) {
 	if _, err := os.Stat(lockPath(s.Path("s"))); runtime.GOOS != "windows" && !os.IsNotExist(err) {
 		t.Error("reset left the lock file")
 	}
-	// Hold the session lock from another handle: the guard gives up in time.
+	// Hold the session lock from another handle: after gives up in time,
+	// and before, which takes no lock, does not wait at all.
 	other := NewStore(s.dir[:len(s.dir)-len("/loop/v1")], StoreOptions{LockTimeout: time.Second})
 	held := make(chan struct{})
 	release := make(chan struct{})
 	go other.update("s", func(*State) bool { close(held); <-release; return false })
 	<-held
-	_, err := g.Before("read", "s", "c2", map[string]any{})
+	t0 := time.Now()
+	_, berr := g.Before("read", "s", map[string]any{})
+	waited := time.Since(t0)
+	_, err := g.After("read", "s", map[string]any{}, "out")
 	close(release)
 	if err == nil || !strings.Contains(err.Error(), "timed out") {
-		t.Fatalf("err = %v, want a lock timeout", err)
+		t.Fatalf("after: err = %v, want a lock timeout", err)
+	}
+	if berr != nil || waited >= 50*time.Millisecond {
+		t.Fatalf("before: err %v after %v; want an answer without waiting for the lock", berr, waited)
 	}
 }
 
@@ -232,19 +239,33 @@ func BenchmarkFingerprint(b *testing.B) {
 	}
 }
 
-// BenchmarkBeforeAfter is one read call through the store: lock, read,
-// atomic write, twice.
+// BenchmarkBeforeAfter is one read call through the store: before reads
+// the record, after locks, reads and replaces it.
 func BenchmarkBeforeAfter(b *testing.B) {
 	g := &Guard{Store: NewStore(b.TempDir(), StoreOptions{})}
 	args := map[string]any{"filePath": "a.go"}
 	i := 0
 	for b.Loop() {
 		i++
-		id := fmt.Sprint("c", i)
-		if _, err := g.Before("read", "s", id, args); err != nil {
+		if _, err := g.Before("read", "s", args); err != nil {
 			b.Fatal(err)
 		}
-		if _, err := g.After("read", "s", id, fmt.Sprint("out", i%2)); err != nil {
+		if _, err := g.After("read", "s", args, fmt.Sprint("out", i%2)); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+// BenchmarkBefore is the before of a read in a session with a record: the
+// checks of the state directories and one read of the file.
+func BenchmarkBefore(b *testing.B) {
+	g := &Guard{Store: NewStore(b.TempDir(), StoreOptions{})}
+	args := map[string]any{"filePath": "a.go"}
+	if _, err := g.After("read", "s", args, "out"); err != nil {
+		b.Fatal(err)
+	}
+	for b.Loop() {
+		if _, err := g.Before("read", "s", args); err != nil {
 			b.Fatal(err)
 		}
 	}
@@ -263,11 +284,10 @@ func FuzzDecodeState(f *testing.F) {
 		if !ok {
 			return
 		}
-		if st.Pending == nil || st.Last.Runs < 0 {
+		if st.Last.Runs < 0 {
 			t.Fatalf("accepted an unusable record: %+v", st)
 		}
-		st.prune(time.Now())
-		st.Pending["x"] = Pending{Args: "k", CreatedAt: time.Now()}
+		st.Last.Runs++
 		if _, err := json.Marshal(st); err != nil {
 			t.Fatalf("accepted record does not encode: %v", err)
 		}

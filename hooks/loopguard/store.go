@@ -27,9 +27,9 @@ const (
 	maxAge             = 7 * 24 * time.Hour
 	maxSessions        = 512
 	// maxFileSize bounds a session file that is read: a larger one is
-	// treated as an empty session without being read. A record holds at
-	// most maxPending pending entries of about 150 bytes each, so real
-	// files stay far below it.
+	// treated as an empty session without being read. A record is about
+	// 200 bytes (one of an older slim, with its map of pending calls, at
+	// most about 150 KiB), so real files stay far below it.
 	maxFileSize = 1 << 20
 	// staleTemp is when a leftover temporary file (a writer killed between
 	// create and rename) or an orphaned lock file may be swept.
@@ -40,7 +40,9 @@ const (
 // <root>/loop/v1/<aa>/<h>.json, h being the first 32 hex digits of
 // sha256(sessionID) and aa its first two, with the lock file <h>.lock beside
 // it. Every read-modify-write holds the lock; every write replaces the file
-// atomically, so a process killed at any moment leaves a readable file.
+// atomically, so a process killed at any moment leaves a readable file, and
+// a reader that only looks (peek, for a before) needs no lock: it opens
+// either the old file or the new one, never a mix.
 //
 // Nothing planted in the store can hang or crash a hook: the state root
 // must pass statedir.Prepare, the directories below it must be real
@@ -108,9 +110,8 @@ func (s *Store) prepare(statePath string) error {
 }
 
 // update runs fn on the session's record under the session lock and writes
-// the record back when fn reports a change. Pending entries past their TTL
-// are dropped on every write. A missing, torn or corrupt file is read as an
-// empty session (and rewritten).
+// the record back when fn reports a change. A missing, torn or corrupt file
+// is read as an empty session (and rewritten).
 func (s *Store) update(sessionID string, fn func(st *State) (changed bool)) error {
 	path := s.Path(sessionID)
 	if err := s.prepare(path); err != nil {
@@ -125,9 +126,7 @@ func (s *Store) update(sessionID string, fn func(st *State) (changed bool)) erro
 	if !fn(st) {
 		return nil
 	}
-	now := s.now()
-	st.prune(now)
-	st.UpdatedAt = now.UTC()
+	st.UpdatedAt = s.now().UTC()
 	data, err := json.Marshal(st)
 	if err != nil {
 		return fmt.Errorf("loop guard state: encode: %w", err)
@@ -137,6 +136,50 @@ func (s *Store) update(sessionID string, fn func(st *State) (changed bool)) erro
 	}
 	lk.Unlock()
 	s.maybeGC()
+	return nil
+}
+
+// peek reads a session's record for a before: without the lock and without
+// creating or writing anything. What prepare checks is checked here too (the
+// state root must be safe, the directories below it real directories), but
+// a root or directory that does not exist means there is no record yet, and
+// gives the empty session. The file itself is read as load reads it.
+func (s *Store) peek(sessionID string) (*State, error) {
+	path := s.Path(sessionID)
+	if err := s.check(path); err != nil {
+		if errors.Is(err, fs.ErrNotExist) {
+			return newState(sessionID), nil
+		}
+		return nil, fmt.Errorf("loop guard state: %w", err)
+	}
+	return s.load(path, sessionID), nil
+}
+
+// check is prepare without creating anything: the state root must pass
+// statedir.Prepare (which creates nothing when the root exists) and every
+// directory below it down to the shard of statePath must be a real
+// directory, not a link. A missing root or directory gives an error
+// matching fs.ErrNotExist.
+func (s *Store) check(statePath string) error {
+	if _, err := os.Lstat(s.root); err != nil {
+		return err
+	}
+	if err := statedir.Prepare(s.root); err != nil {
+		return err
+	}
+	p := s.root
+	for _, part := range []string{"loop", "v1", filepath.Base(filepath.Dir(statePath))} {
+		p = filepath.Join(p, part)
+		fi, err := os.Lstat(p)
+		switch {
+		case err != nil:
+			return err
+		case fi.Mode()&fs.ModeSymlink != 0:
+			return &statedir.DirError{Path: p, Why: "is a symbolic link"}
+		case !fi.IsDir():
+			return &statedir.DirError{Path: p, Why: "is not a directory"}
+		}
+	}
 	return nil
 }
 

@@ -43,7 +43,7 @@ func TestRefusingRecordRefuses(t *testing.T) {
 	p := s.Path("s")
 	os.MkdirAll(filepath.Dir(p), 0o700)
 	os.WriteFile(p, refusingRecord(t, "s"), 0o600)
-	if refusal, err := (&Guard{Store: s}).Before("read", "s", "c", readArgs); err != nil || refusal == "" {
+	if refusal, err := (&Guard{Store: s}).Before("read", "s", readArgs); err != nil || refusal == "" {
 		t.Fatalf("refusal %q, err %v; the fixture record should refuse", refusal, err)
 	}
 }
@@ -59,9 +59,13 @@ func TestOversizeStateFileIsAnEmptySession(t *testing.T) {
 	}
 	var refusal string
 	var err error
-	within(t, 5*time.Second, func() { refusal, err = (&Guard{Store: s}).Before("read", "s", "c", readArgs) })
+	within(t, 5*time.Second, func() { refusal, err = (&Guard{Store: s}).Before("read", "s", readArgs) })
 	if err != nil || refusal != "" {
 		t.Fatalf("refusal %q, err %v; an oversize file must read as an empty session", refusal, err)
+	}
+	within(t, 5*time.Second, func() { _, err = (&Guard{Store: s}).After("read", "s", readArgs, "x") })
+	if err != nil {
+		t.Fatalf("after: %v", err)
 	}
 	if fi, err := os.Stat(p); err != nil || fi.Size() > maxFileSize {
 		t.Fatalf("the oversize file was not replaced: %v %v", fi, err)
@@ -81,9 +85,12 @@ func TestSparseHugeStateFileIsNotRead(t *testing.T) {
 		t.Skip("no sparse files here:", err)
 	}
 	f.Close()
-	var err2 error
-	within(t, 5*time.Second, func() { _, err2 = (&Guard{Store: s}).Before("read", "s", "c", readArgs) })
-	if err2 != nil {
-		t.Fatalf("before: %v", err2)
+	var err2, err3 error
+	within(t, 5*time.Second, func() {
+		_, err2 = (&Guard{Store: s}).Before("read", "s", readArgs)
+		_, err3 = (&Guard{Store: s}).After("read", "s", readArgs, "x")
+	})
+	if err2 != nil || err3 != nil {
+		t.Fatalf("before: %v, after: %v", err2, err3)
 	}
 }

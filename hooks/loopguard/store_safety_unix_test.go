@@ -44,8 +44,8 @@ func TestNamedPipeAtTheStatePathDoesNotHangTheHook(t *testing.T) {
 	var refusal string
 	var berr, aerr error
 	within(t, 5*time.Second, func() {
-		refusal, berr = g.Before("read", "s", "c", readArgs)
-		_, aerr = g.After("read", "s", "c", "out")
+		refusal, berr = g.Before("read", "s", readArgs)
+		_, aerr = g.After("read", "s", readArgs, "out")
 	})
 	if berr != nil || refusal != "" || aerr != nil {
 		t.Fatalf("before: %q %v, after: %v; want passes", refusal, berr, aerr)
@@ -60,9 +60,13 @@ func TestLinkToDevZeroAtTheStatePathIsNotRead(t *testing.T) {
 	symlink(t, "/dev/zero", s.Path("s"))
 	var refusal string
 	var err error
-	within(t, 5*time.Second, func() { refusal, err = (&Guard{Store: s}).Before("read", "s", "c", readArgs) })
+	within(t, 5*time.Second, func() { refusal, err = (&Guard{Store: s}).Before("read", "s", readArgs) })
 	if err != nil || refusal != "" {
 		t.Fatalf("before: %q %v; want a pass", refusal, err)
+	}
+	within(t, 5*time.Second, func() { _, err = (&Guard{Store: s}).After("read", "s", readArgs, "x") })
+	if err != nil {
+		t.Fatalf("after: %v", err)
 	}
 }
 
@@ -72,9 +76,13 @@ func TestLinkedStateFileIsNeitherReadNorWrittenThrough(t *testing.T) {
 	rec := refusingRecord(t, "s")
 	os.WriteFile(outside, rec, 0o600)
 	symlink(t, outside, s.Path("s"))
-	refusal, err := (&Guard{Store: s}).Before("read", "s", "c", readArgs)
+	g := &Guard{Store: s}
+	refusal, err := g.Before("read", "s", readArgs)
 	if err != nil || refusal != "" {
 		t.Fatalf("before: %q %v; a linked record must not be read", refusal, err)
+	}
+	if _, err := g.After("read", "s", readArgs, "x"); err != nil {
+		t.Fatalf("after: %v", err)
 	}
 	if got, _ := os.ReadFile(outside); string(got) != string(rec) {
 		t.Fatal("the link's target was written")
@@ -88,10 +96,16 @@ func TestLinkedLockFileCreatesNothingAtItsTarget(t *testing.T) {
 	s := NewStore(t.TempDir(), StoreOptions{LockTimeout: 100 * time.Millisecond})
 	target := filepath.Join(t.TempDir(), "created-by-slim")
 	symlink(t, target, lockPath(s.Path("s")))
-	var err error
-	within(t, 5*time.Second, func() { _, err = (&Guard{Store: s}).Before("read", "s", "c", readArgs) })
+	var berr, err error
+	within(t, 5*time.Second, func() {
+		_, berr = (&Guard{Store: s}).Before("read", "s", readArgs)
+		_, err = (&Guard{Store: s}).After("read", "s", readArgs, "x")
+	})
+	if berr != nil {
+		t.Fatalf("before takes no lock, so the link is no concern of it: %v", berr)
+	}
 	if !errors.Is(err, filelock.ErrNotRegular) {
-		t.Fatalf("err = %v, want the lock refused (the hook then passes)", err)
+		t.Fatalf("after: err = %v, want the lock refused (the hook then passes)", err)
 	}
 	if _, err := os.Lstat(target); !os.IsNotExist(err) {
 		t.Fatalf("a file was created at the link's target: %v", err)
@@ -111,7 +125,7 @@ func TestLinkedLockFileCreatesNothingAtItsTarget(t *testing.T) {
 	if got, _ := os.ReadFile(target); string(got) != "keep" {
 		t.Fatal("the sweep touched the link's target")
 	}
-	if _, err := (&Guard{Store: s}).Before("read", "s", "c", readArgs); err != nil {
+	if _, err := (&Guard{Store: s}).After("read", "s", readArgs, "x"); err != nil {
 		t.Fatalf("after the sweep: %v", err)
 	}
 }
@@ -119,10 +133,16 @@ func TestLinkedLockFileCreatesNothingAtItsTarget(t *testing.T) {
 func TestNamedPipeAtTheLockPathDoesNotHangTheHook(t *testing.T) {
 	s := NewStore(t.TempDir(), StoreOptions{LockTimeout: 100 * time.Millisecond})
 	mkfifo(t, lockPath(s.Path("s")))
-	var err error
-	within(t, 5*time.Second, func() { _, err = (&Guard{Store: s}).Before("read", "s", "c", readArgs) })
+	var berr, err error
+	within(t, 5*time.Second, func() {
+		_, berr = (&Guard{Store: s}).Before("read", "s", readArgs)
+		_, err = (&Guard{Store: s}).After("read", "s", readArgs, "x")
+	})
+	if berr != nil {
+		t.Fatalf("before: %v, want a pass (it takes no lock)", berr)
+	}
 	if !errors.Is(err, filelock.ErrNotRegular) {
-		t.Fatalf("err = %v, want the lock refused", err)
+		t.Fatalf("after: err = %v, want the lock refused", err)
 	}
 }
 
@@ -131,9 +151,13 @@ func TestUnsafeStateDirectoriesAreNotUsed(t *testing.T) {
 	root := filepath.Join(t.TempDir(), "state")
 	os.Mkdir(root, 0o700)
 	os.Chmod(root, 0o777)
-	_, err := (&Guard{Store: NewStore(root, StoreOptions{})}).Before("read", "s", "c", readArgs)
+	g := &Guard{Store: NewStore(root, StoreOptions{})}
+	_, err := g.Before("read", "s", readArgs)
 	if !errors.Is(err, statedir.ErrUnsafe) {
-		t.Fatalf("world-writable root: err = %v, want ErrUnsafe", err)
+		t.Fatalf("world-writable root: before: err = %v, want ErrUnsafe", err)
+	}
+	if _, err := g.After("read", "s", readArgs, "x"); !errors.Is(err, statedir.ErrUnsafe) {
+		t.Fatalf("world-writable root: after: err = %v, want ErrUnsafe", err)
 	}
 	if ents, _ := os.ReadDir(root); len(ents) != 0 {
 		t.Fatalf("wrote %v into an unsafe root", ents)
@@ -142,9 +166,12 @@ func TestUnsafeStateDirectoriesAreNotUsed(t *testing.T) {
 	s := NewStore(t.TempDir(), StoreOptions{})
 	outside := t.TempDir()
 	symlink(t, outside, filepath.Dir(s.Path("s")))
-	_, err = (&Guard{Store: s}).Before("read", "s", "c", readArgs)
+	_, err = (&Guard{Store: s}).Before("read", "s", readArgs)
 	if !errors.Is(err, statedir.ErrUnsafe) {
-		t.Fatalf("linked shard: err = %v, want ErrUnsafe", err)
+		t.Fatalf("linked shard: before: err = %v, want ErrUnsafe", err)
+	}
+	if _, err := (&Guard{Store: s}).After("read", "s", readArgs, "x"); !errors.Is(err, statedir.ErrUnsafe) {
+		t.Fatalf("linked shard: after: err = %v, want ErrUnsafe", err)
 	}
 	if ents, _ := os.ReadDir(outside); len(ents) != 0 {
 		t.Fatalf("wrote %v through a linked shard directory", ents)

@@ -1,10 +1,14 @@
 // slim-managed: opencode plugin, protocol 1 (written by `slim hooks install --opencode`; remove with `slim hooks uninstall --opencode`)
 //
-// The thin OpenCode plugin for slim. It holds no policy of its own: for every
-// tool call it runs `slim hook before` / `slim hook after` once, sends one JSON
-// request on stdin and applies the one JSON response slim prints. Events are
-// forwarded to `slim hook event`. It also registers two tools, ast_grep_search
-// and ast_grep_replace, which run `slim search ast|replace --json` in the
+// The thin OpenCode plugin for slim. It holds no policy of its own: for a
+// tool call it runs `slim hook before` / `slim hook after` once each, sends
+// one JSON request on stdin and applies the one JSON response slim prints.
+// Which tools need which phase is slim's answer too: at load, `slim version
+// --json` gives a phase table, and a phase the table leaves out for a tool
+// is not run (slim would only have answered pass). Without a usable table
+// every phase runs for every tool. Events are forwarded to `slim hook
+// event`. It also registers two tools, ast_grep_search and
+// ast_grep_replace, which run `slim search ast|replace --json` in the
 // session directory: structural search and a replace that stays inside the
 // worktree and writes every file or none. A third, webfetch, takes the place
 // of the host's own: `slim fetch` plans the call, the host's webfetch
@@ -285,6 +289,34 @@ function parseAnswer(result) {
 
 function isPlainObject(v) {
   return v !== null && typeof v === "object" && !Array.isArray(v);
+}
+
+// phasePlan reads the phase table of slim's version answer,
+// {default: [phase...], tools: {name: [phase...]}} with lower-cased names
+// (a call's tool is looked up lower-cased; a tool not listed has the
+// default phases), and returns {needs}, needs(tool, phase) saying whether
+// that phase of that tool runs slim. A table that is missing or malformed,
+// or that would skip the before of a tool that fails closed, gives
+// {reason} instead, saying why: then every phase runs for every tool, as
+// before slim had a table.
+function phasePlan(answer) {
+  const t = answer && answer.phases;
+  if (t === undefined) return { reason: "slim gave no phase table" };
+  const list = (v) => (Array.isArray(v) && v.every((x) => typeof x === "string") ? new Set(v) : null);
+  if (!isPlainObject(t) || !isPlainObject(t.tools)) return { reason: "slim's phase table is not an object with tools" };
+  const fallback = list(t.default);
+  if (!fallback) return { reason: "slim's phase table has no default list" };
+  const tools = new Map();
+  for (const [name, v] of Object.entries(t.tools)) {
+    const phases = list(v);
+    if (!phases || name !== name.toLowerCase()) return { reason: `slim's phase table is malformed at ${JSON.stringify(name)}` };
+    tools.set(name, phases);
+  }
+  const of = (tool) => tools.get(typeof tool === "string" ? tool.toLowerCase() : "") || fallback;
+  for (const tool of FAIL_CLOSED_TOOLS) {
+    if (!of(tool).has("before")) return { reason: `slim's phase table skips the before of ${tool}` };
+  }
+  return { needs: (tool, phase) => of(tool).has(phase) };
 }
 
 // replaceInPlace makes target hold exactly the keys of source. The host runs
@@ -593,6 +625,11 @@ export const SlimPlugin = async (input) => {
   // keep in step here).
   const languages = Array.isArray(probe.answer.languages) ? probe.answer.languages.filter((l) => typeof l === "string") : [];
 
+  // Which phases of which tools run slim, from the same answer.
+  const plan = phasePlan(probe.answer);
+  if (!plan.needs) log("info", `${plan.reason}; every tool call runs every phase`, { bin });
+  const needs = plan.needs || (() => true);
+
   const host = () => ({
     flavor: "v1",
     platform: process.platform,
@@ -814,6 +851,8 @@ export const SlimPlugin = async (input) => {
     "tool.execute.before": async (hookInput, output) => {
       const tool = hookInput && hookInput.tool;
       const callID = hookInput && hookInput.callID;
+      // slim looks at nothing of this tool before it runs: it would pass.
+      if (!needs(tool, "before")) return;
       // Without an answer the call runs, unless its tool fails closed: then
       // it is refused, because slim never checked it.
       const unanswered = (reason, stderr) => {
@@ -858,6 +897,7 @@ export const SlimPlugin = async (input) => {
 
     "tool.execute.after": async (hookInput, output) => {
       try {
+        if (!needs(hookInput && hookInput.tool, "after")) return;
         const request = {
           v: PROTOCOL,
           phase: "after",

@@ -509,6 +509,148 @@ test("one registration per directory across a project and a global copy", async 
   assert.equal(typeof again["tool.execute.before"], "function", "after dispose the directory can register again");
 });
 
+// ---- the phase table ----
+
+// A fake slim that answers `version --json` with $FAKE_VERSION and every
+// hook with pass, appending each hook request (phase and tool) to
+// $FAKE_LOG: one line per process the plugin started for a hook.
+function countingSlim() {
+  return fakeSlim(
+    "counting",
+    `if [ "$1" = version ]; then printf '%s' "$FAKE_VERSION"; exit 0; fi
+cat >> "$FAKE_LOG"; echo >> "$FAKE_LOG"
+printf '%s' '{"v":1,"action":"pass"}'`,
+  );
+}
+
+// The phase table the real slim gives.
+function realPhases() {
+  return JSON.parse(execFileSync(realSlim, ["version", "--json"], { encoding: "utf8" })).phases;
+}
+
+// One of each kind of call: tools with a guard before they run, tools only
+// counted after, the host's task tool and the background task tools; each
+// runs before, then after, as the host does.
+const MIXED_CALLS = ["bash", "read", "Read", "apply_patch", "grep", "glob", "edit", "webfetch", "mcp_tool", "task", "task_status", "wait_for_user", "TASK_RESULT"];
+
+async function runMixed(hooks) {
+  for (const [i, tool] of MIXED_CALLS.entries()) {
+    const args = { filePath: "a.txt", patchText: "*** Begin Patch\n*** End Patch", pattern: "x" };
+    await hooks["tool.execute.before"]({ tool, sessionID: "s", callID: `c${i}` }, { args });
+    await hooks["tool.execute.after"]({ tool, sessionID: "s", callID: `c${i}`, args }, { output: "out" });
+  }
+  await hooks.event({ event: { type: "session.idle", properties: { sessionID: "s" } } });
+}
+
+function spawned(log) {
+  return readRequests(log).map((r) => `${r.phase} ${r.phase === "event" ? r.event.type : r.tool}`);
+}
+
+test("phase table: a phase slim does not need starts no process; the others start one each", async () => {
+  process.env.SLIM_BIN = countingSlim();
+  process.env.FAKE_LOG = path.join(work, "phases-real.log");
+  process.env.FAKE_VERSION = JSON.stringify({ version: "t", protocol: 1, phases: realPhases() });
+  const hooks = await (await loadPlugin())(hostInput(project()));
+  await runMixed(hooks);
+  assert.deepEqual(spawned(process.env.FAKE_LOG), [
+    "after bash",
+    "before read", "after read",
+    "before Read", "after Read",
+    "before apply_patch", "after apply_patch",
+    "before grep", "after grep",
+    "before glob", "after glob",
+    "after edit",
+    "after webfetch",
+    "after mcp_tool",
+    "after task",
+    "event session.idle",
+  ]);
+});
+
+test("phase table: a table that says so skips any phase of any tool, except the before of apply_patch", async () => {
+  process.env.SLIM_BIN = countingSlim();
+  process.env.FAKE_LOG = path.join(work, "phases-custom.log");
+  process.env.FAKE_VERSION = JSON.stringify({
+    version: "t",
+    protocol: 1,
+    phases: { default: [], tools: { apply_patch: ["before"], bash: ["before", "after"], read: ["after"], future_tool: ["before", "something-new"] } },
+  });
+  const hooks = await (await loadPlugin())(hostInput(project()));
+  for (const tool of ["bash", "read", "apply_patch", "edit", "future_tool"]) {
+    const args = {};
+    await hooks["tool.execute.before"]({ tool, sessionID: "s", callID: "c" }, { args });
+    await hooks["tool.execute.after"]({ tool, sessionID: "s", callID: "c", args }, { output: "out" });
+  }
+  assert.deepEqual(spawned(process.env.FAKE_LOG), ["before bash", "after bash", "after read", "before apply_patch", "before future_tool"]);
+});
+
+// Version answers whose table cannot be used: each makes the plugin run
+// every phase for every tool, as without a table.
+const BAD_TABLES = [
+  undefined,
+  null,
+  [],
+  "before",
+  { default: ["after"] },
+  { default: ["after"], tools: [] },
+  { default: "after", tools: {} },
+  { tools: {} },
+  { default: ["after"], tools: { bash: "after" } },
+  { default: ["after"], tools: { bash: [1] } },
+  { default: ["after"], tools: { Bash: [] } },
+  { default: ["after"], tools: { apply_patch: ["after"] } },
+  { default: [], tools: {} },
+];
+
+test("phase table: missing or unusable, every tool call runs every phase", async () => {
+  process.env.SLIM_BIN = countingSlim();
+  for (const [i, phases] of BAD_TABLES.entries()) {
+    delete globalThis[REGISTRY_KEY];
+    process.env.FAKE_LOG = path.join(work, `phases-bad-${i}.log`);
+    const answer = { version: "t", protocol: 1 };
+    if (phases !== undefined) answer.phases = phases;
+    process.env.FAKE_VERSION = JSON.stringify(answer);
+    const hooks = await (await loadPlugin())(hostInput(project()));
+    await runMixed(hooks);
+    const want = MIXED_CALLS.flatMap((tool) => [`before ${tool}`, `after ${tool}`]).concat(["event session.idle"]);
+    assert.deepEqual(spawned(process.env.FAKE_LOG), want, `table ${JSON.stringify(phases)}`);
+  }
+  assert.match(readFileSync(process.env.SLIM_PLUGIN_LOG, "utf8"), /every tool call runs every phase/);
+});
+
+test("real slim with its phase table: a bash call runs slim once, and the 6th identical read is still refused before it runs", async () => {
+  const log = path.join(work, "real-spawns.log");
+  process.env.SLIM_BIN = fakeSlim("real-counting", `printf '%s\\n' "$*" >> "${log}"\nexec "${realSlim}" "$@"`);
+  const dir = project();
+  const hooks = await (await loadPlugin())(hostInput(dir));
+  const results = [];
+  for (let i = 1; i <= 7; i++) {
+    const args = { filePath: path.join(dir, "a.txt") };
+    const callID = `read_${i}`;
+    try {
+      await hooks["tool.execute.before"]({ tool: "read", sessionID: "ses_real", callID }, { args });
+    } catch (e) {
+      results.push(String(e.message).startsWith('Refusing to execute "read"') ? "R" : `error ${e.message}`);
+      continue;
+    }
+    const output = { output: "same content\n" };
+    await hooks["tool.execute.after"]({ tool: "read", sessionID: "ses_real", callID, args }, output);
+    results.push(output.output.includes("[REPEATED TOOL CALLS - STOP]") ? "N" : ".");
+    // A bash call between the reads, in a session of its own (so that it
+    // does not break the reads' run): slim needs only its after, and still
+    // counts it.
+    const bashArgs = { command: "ls" };
+    await hooks["tool.execute.before"]({ tool: "bash", sessionID: "ses_bash", callID: `bash_${i}` }, { args: bashArgs });
+    const bashOut = { output: "a.txt\n" };
+    await hooks["tool.execute.after"]({ tool: "bash", sessionID: "ses_bash", callID: `bash_${i}`, args: bashArgs }, bashOut);
+    if (i === 3) assert.ok(bashOut.output.includes("[REPEATED TOOL CALLS - STOP]"), "bash counted from its afters alone");
+  }
+  assert.equal(results.join(""), "..NNNRR");
+  const lines = readFileSync(log, "utf8").split("\n").filter(Boolean);
+  assert.deepEqual(lines.filter((l) => l === "hook before").length, 7, "one before per read, none for bash");
+  assert.deepEqual(lines.filter((l) => l === "hook after").length, 5 + 5, "an after per read that ran and per bash call");
+});
+
 test("the plugin imports only Node built-ins", () => {
   const src = readFileSync(path.join(here, "slim.js"), "utf8");
   const specs = [...src.matchAll(/^\s*import\s[^"']*["']([^"']+)["']/gm)].map((m) => m[1]);

@@ -69,7 +69,8 @@ type Request struct {
 	SessionID string `json:"sessionID,omitempty"`
 	CallID    string `json:"callID,omitempty"`
 	// Args is the tool's argument object (any JSON value is accepted; guards
-	// act only on objects).
+	// act only on objects). In after, the arguments the call ran with, as
+	// the host hands them to its after hook; the loop guard counts on them.
 	Args any `json:"args,omitempty"`
 	// Output is output.output of an after request exactly as the host gave
 	// it: a string for built-in tools, any JSON value for MCP tools.
