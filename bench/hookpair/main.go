@@ -1,24 +1,23 @@
 // Command hookpair is bench/hook.sh's driver: it times `slim hook before`
-// for an untouched tool and before+after pairs for read in a session with
+// for an untouched tool and for a tracked one (read, whose before reads the
+// loop guard's record), and before+after pairs for read, in a session with
 // 1,000 earlier calls, interleaved with a bare binary, and prints medians
-// and ratios.
+// and ratios. Given a second slim (BASE), it measures that one in the same
+// rounds, with state of its own, and prints the ratios of the two.
 //
-// Usage: hookpair BARE SLIM RUNS STATEFILE SHMDIR
+// Usage: hookpair BARE SLIM RUNS STATEFILE SHMDIR [BASESLIM]
 package main
 
 import (
 	"bytes"
 	"fmt"
 	"os"
+	"path/filepath"
 	"strconv"
 	"time"
 
 	"github.com/slimgate/slim/bench/internal/timing"
 )
-
-func run(bin string, stdin []byte, args ...string) time.Duration {
-	return runIn("", bin, stdin, args...)
-}
 
 // runIn runs one process (with SLIM_STATE_DIR=state when state is set) and
 // checks that a hook call answered pass.
@@ -43,56 +42,109 @@ func before(tool, id, path string) []byte {
 	return []byte(fmt.Sprintf(`{"v":1,"phase":"before","host":{"flavor":"v1","platform":"linux","directory":"/tmp"},"tool":%q,"sessionID":"bench","callID":%q,"args":{"filePath":%q}}`, tool, id, path))
 }
 
-func after(tool, id, out string) []byte {
-	return []byte(fmt.Sprintf(`{"v":1,"phase":"after","tool":%q,"sessionID":"bench","callID":%q,"output":%q}`, tool, id, out))
+// after is the after request the plugin sends: the host hands it the
+// call's arguments.
+func after(tool, id, path, out string) []byte {
+	return []byte(fmt.Sprintf(`{"v":1,"phase":"after","tool":%q,"sessionID":"bench","callID":%q,"args":{"filePath":%q},"output":%q}`, tool, id, path, out))
+}
+
+// subject is one slim binary with its state directories and its figures.
+type subject struct {
+	name, bin                         string
+	disk, shm                         string // state directories; shm "" without tmpfs
+	untouched, tracked, pair, pairShm []time.Duration
+}
+
+// warm fills the session with 1,000 completed calls.
+func (s *subject) warm() {
+	for i := 0; i < 1000; i++ {
+		id, p := fmt.Sprint("warm", i), fmt.Sprint("src/f", i%50, ".go")
+		for _, dir := range []string{s.disk, s.shm} {
+			if dir == "" {
+				continue
+			}
+			runIn(dir, s.bin, before("read", id, p), "hook", "before")
+			runIn(dir, s.bin, after("read", id, p, fmt.Sprint("content ", i)), "hook", "after")
+		}
+	}
+}
+
+// round measures each figure once; keep is false for the warm-up rounds.
+func (s *subject) round(i int, keep bool) {
+	u := runIn(s.disk, s.bin, before("task", "t", "x"), "hook", "before")
+	id, p := fmt.Sprint("m", i), fmt.Sprint("src/m", i, ".go")
+	tr := runIn(s.disk, s.bin, before("read", id+"t", p), "hook", "before")
+	pr := runIn(s.disk, s.bin, before("read", id, p), "hook", "before") +
+		runIn(s.disk, s.bin, after("read", id, p, fmt.Sprint("out ", i)), "hook", "after")
+	var ps time.Duration
+	if s.shm != "" {
+		ps = runIn(s.shm, s.bin, before("read", id, p), "hook", "before") +
+			runIn(s.shm, s.bin, after("read", id, p, fmt.Sprint("out ", i)), "hook", "after")
+	}
+	if keep {
+		s.untouched, s.tracked, s.pair, s.pairShm = append(s.untouched, u), append(s.tracked, tr), append(s.pair, pr), append(s.pairShm, ps)
+	}
 }
 
 func main() {
 	bare, slim := os.Args[1], os.Args[2]
 	n, _ := strconv.Atoi(os.Args[3])
-	shm := os.Args[5] // "" when there is no tmpfs
-	// A session with 1,000 earlier completed calls.
-	for i := 0; i < 1000; i++ {
-		id := fmt.Sprint("warm", i)
-		b, a := before("read", id, fmt.Sprint("src/f", i%50, ".go")), after("read", id, fmt.Sprint("content ", i))
-		run(slim, b, "hook", "before")
-		run(slim, a, "hook", "after")
+	stateFile, shm := os.Args[4], os.Args[5] // shm is "" when there is no tmpfs
+	disk := os.Getenv("SLIM_STATE_DIR")
+	subjects := []*subject{{name: "", bin: slim, disk: disk, shm: shm}}
+	if len(os.Args) > 6 && os.Args[6] != "" {
+		base := &subject{name: "BASE ", bin: os.Args[6], disk: disk + "-base"}
 		if shm != "" {
-			runIn(shm, slim, b, "hook", "before")
-			runIn(shm, slim, a, "hook", "after")
+			base.shm = shm + "-base"
 		}
+		subjects = append(subjects, base)
 	}
-	if fi, err := os.Stat(os.Args[4]); err == nil {
+	for _, s := range subjects {
+		s.warm()
+	}
+	if fi, err := os.Stat(stateFile); err == nil {
 		fmt.Printf("session state after 1,000 calls: %d bytes\n", fi.Size())
 	}
-	var tBare, tBare2, tA, tB, tS []time.Duration
-	untouched := before("task", "t", "x")
-	for i := 0; i < n+3; i++ {
-		b := run(bare, nil)
-		b2 := run(bare, nil) + run(bare, nil)
-		a := run(slim, untouched, "hook", "before")
-		id := fmt.Sprint("m", i)
-		p := run(slim, before("read", id, fmt.Sprint("src/m", i, ".go")), "hook", "before") +
-			run(slim, after("read", id, fmt.Sprint("out ", i)), "hook", "after")
-		var ps time.Duration
-		if shm != "" {
-			ps = runIn(shm, slim, before("read", id, fmt.Sprint("src/m", i, ".go")), "hook", "before") +
-				runIn(shm, slim, after("read", id, fmt.Sprint("out ", i)), "hook", "after")
+	if len(subjects) > 1 {
+		rel, _ := filepath.Rel(disk, stateFile)
+		if fi, err := os.Stat(filepath.Join(disk+"-base", rel)); err == nil {
+			fmt.Printf("session state after 1,000 calls at BASE: %d bytes\n", fi.Size())
 		}
-		if i < 3 {
-			continue // warm-up
-		}
-		tBare, tBare2, tA, tB, tS = append(tBare, b), append(tBare2, b2), append(tA, a), append(tB, p), append(tS, ps)
 	}
-	mb, mb2, ma, mp := timing.Median(tBare), timing.Median(tBare2), timing.Median(tA), timing.Median(tB)
+	var tBare, tBare2 []time.Duration
+	for i := 0; i < n+3; i++ {
+		b := runIn("", bare, nil)
+		b2 := runIn("", bare, nil) + runIn("", bare, nil)
+		for _, s := range subjects {
+			s.round(i, i >= 3)
+		}
+		if i >= 3 { // the first three are warm-up
+			tBare, tBare2 = append(tBare, b), append(tBare2, b2)
+		}
+	}
+	mb, mb2 := timing.Median(tBare), timing.Median(tBare2)
 	r := func(x, y time.Duration) string { return fmt.Sprintf("%.2fx", float64(x)/float64(y)) }
-	fmt.Printf("%-46s %5s %10s %8s\n", "command", "runs", "median", "ratio")
-	fmt.Printf("%-46s %5d %10s %8s\n", "bare (one line)", n, mb.Round(time.Microsecond), "1.00x")
-	fmt.Printf("%-46s %5d %10s %8s\n", "bare pair (two runs)", n, mb2.Round(time.Microsecond), r(mb2, mb))
-	fmt.Printf("%-46s %5d %10s %8s   goal <= 1.5x\n", "(a) slim hook before, untouched tool", n, ma.Round(time.Microsecond), r(ma, mb))
-	fmt.Printf("%-46s %5d %10s %8s   vs bare pair: %s (goal <= 2x)\n", "(b) slim hook before+after read, 1,000 calls", n, mp.Round(time.Microsecond), r(mp, mb), r(mp, mb2))
-	if shm != "" {
-		ms := timing.Median(tS)
-		fmt.Printf("%-46s %5d %10s %8s   vs bare pair: %s\n", "(b) the same, state on tmpfs", n, ms.Round(time.Microsecond), r(ms, mb), r(ms, mb2))
+	row := func(name string, m time.Duration, note string) {
+		fmt.Printf("%-52s %5d %10s %8s   %s\n", name, n, m.Round(time.Microsecond), r(m, mb), note)
+	}
+	fmt.Printf("%-52s %5s %10s %8s\n", "command", "runs", "median", "ratio")
+	row("bare (one line)", mb, "")
+	row("bare pair (two runs)", mb2, "")
+	for _, s := range subjects {
+		row("(a) "+s.name+"slim hook before, untouched tool", timing.Median(s.untouched), "goal <= 1.5x")
+		row("(a) "+s.name+"slim hook before, read, 1,000 calls", timing.Median(s.tracked), "goal <= 1.5x")
+		mp := timing.Median(s.pair)
+		row("(b) "+s.name+"slim hook before+after read, 1,000 calls", mp, "vs bare pair: "+r(mp, mb2)+" (goal <= 2x)")
+		if s.shm != "" {
+			ms := timing.Median(s.pairShm)
+			row("(b) "+s.name+"the same, state on tmpfs", ms, "vs bare pair: "+r(ms, mb2))
+		}
+	}
+	if len(subjects) > 1 {
+		now, base := subjects[0], subjects[1]
+		fmt.Printf("now / BASE: untouched before %s, read before %s, read pair %s\n",
+			r(timing.Median(now.untouched), timing.Median(base.untouched)),
+			r(timing.Median(now.tracked), timing.Median(base.tracked)),
+			r(timing.Median(now.pair), timing.Median(base.pair)))
 	}
 }
