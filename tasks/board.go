@@ -13,6 +13,9 @@ import (
 // observation makes to a job, each fenced by the generation it was taken
 // under, so a late or stale observation never changes a newer run.
 
+// maxSummary bounds, in characters, the result summary a job keeps.
+const maxSummary = 2000
+
 // stoppedSummary is the result a job gets when its run ended without a
 // terminal answer.
 const stoppedSummary = "Background session stopped before a terminal task result was received."
@@ -276,14 +279,17 @@ func markTerminal(j *store.Job, gen int64, state store.JobState, summary string,
 	j.State = state
 	j.TerminalUnreconciled = true
 	j.CompletedAt = at
-	j.ResultSummary = summary
+	// The summary is for the board and the tombstone; task_result reads
+	// the full answer from the transcript. Kept short, the document stays
+	// small however long the answers are.
+	j.ResultSummary = cut(summary, maxSummary)
 	j.TerminalRevision++
 	j.StatusUncertain, j.StatusUncertainSince, j.LastStatusError = false, time.Time{}, ""
 	j.StopConfirmationStartedAt = time.Time{}
 	if state == store.JobError {
 		j.TotalErrors++
 		j.LastErrorAt = at
-		j.LastStatusError = summary
+		j.LastStatusError = j.ResultSummary
 	} else {
 		j.TimeoutCount = 0
 	}

@@ -54,7 +54,7 @@ func runCancel(ctx context.Context, e *engine, req Request) (*Result, error) {
 		return e.cancelUntracked(ctx, parent, name)
 	}
 	if job.State != store.JobRunning {
-		return cancelAnswer(job.TaskID, string(job.State), fmt.Sprintf("stale/uncertain cancellation: task is %s, not running", job.State), job), nil
+		return cancelAnswer(job.TaskID, string(terminalOf(job)), fmt.Sprintf("stale/uncertain cancellation: task is %s, not running", terminalOf(job)), job), nil
 	}
 	state, text, ok, err := e.cancelTracked(ctx, job, strings.TrimSpace(a.Reason))
 	if err != nil {
@@ -155,16 +155,24 @@ func (e *engine) cancelTracked(ctx context.Context, job *store.Job, reason strin
 	if why := e.verifyStopped(ctx, job.TaskID, abortStart); why != "" {
 		return fail(fmt.Sprintf("Session abort returned but task did not stay stopped: %s (%s)", job.TaskID, why))
 	}
-	var summary string
+	var summary, finished string
 	err = e.update(func(st *store.State) error {
 		if _, err := st.CheckOwner(c.lease, e.self); err != nil {
 			summary = fmt.Sprintf("Cancellation lease is no longer valid for %s generation %d", job.TaskID, job.Generation)
 			return nil
 		}
 		j := st.Jobs[job.TaskID]
-		if j == nil || j.Generation != job.Generation {
+		switch {
+		case j == nil || j.Generation != job.Generation:
 			summary = fmt.Sprintf("Task %s run generation changed; refusing stale cancel", job.TaskID)
-		} else {
+		case j.State != store.JobRunning:
+			// The run finished on its own before the abort took effect:
+			// its outcome stays. (A run the abort cut short is not
+			// finished: while the cancel holds its lease, observations
+			// record it uncertain.)
+			finished = string(terminalOf(j))
+			summary = fmt.Sprintf("stale/uncertain cancellation: task is %s, not running (it finished before the cancel took effect)", finished)
+		default:
 			markCancelled(j, job.Generation, reason, e.now())
 			summary = j.ResultSummary
 			ok = true
@@ -174,7 +182,10 @@ func (e *engine) cancelTracked(ctx context.Context, job *store.Job, reason strin
 	if err != nil {
 		return "", "", false, err
 	}
-	if !ok {
+	switch {
+	case finished != "":
+		return finished, summary, false, nil
+	case !ok:
 		return string(store.JobRunning), summary, false, nil
 	}
 	return string(store.JobCancelled), summary, true, nil

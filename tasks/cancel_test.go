@@ -285,7 +285,7 @@ func TestCancelOfAFinishedTaskSendsNoAbort(t *testing.T) {
 	id := h.completed("explorer", "done")
 	wantOut(t, h.tool("cancel", map[string]any{"task_id": id}), 0, cancelText(id, "completed", "stale/uncertain cancellation: task is completed, not running"), "")
 	h.acknowledge()
-	wantOut(t, h.tool("cancel", map[string]any{"task_id": "exp-1"}), 0, cancelText(id, "reconciled", "stale/uncertain cancellation: task is reconciled, not running"), "")
+	wantOut(t, h.tool("cancel", map[string]any{"task_id": "exp-1"}), 0, cancelText(id, "completed", "stale/uncertain cancellation: task is completed, not running"), "")
 	if n := len(h.calls("POST", "/session/*/abort")); n != 0 {
 		t.Fatalf("%d aborts sent to a finished task", n)
 	}

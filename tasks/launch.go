@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/slimgate/slim/tasks/internal/opencode"
+	"github.com/slimgate/slim/tasks/internal/owner"
 	"github.com/slimgate/slim/tasks/internal/store"
 )
 
@@ -165,7 +166,10 @@ func (e *engine) resume(ctx context.Context, parent, id, agent, prompt string) (
 		return nil, nil
 	}
 	var leased bool
-	if err := e.view(func(st *store.State) error {
+	if err := e.update(func(st *store.State) error {
+		// A dead caller's lease that never sent anything is released
+		// first, as every capture does.
+		st.ReapDeadOwners(owner.Alive, e.now())
 		leased = st.Leases[job.TaskID] != nil
 		return nil
 	}); err != nil {

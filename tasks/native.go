@@ -4,6 +4,7 @@ import (
 	"context"
 	"strings"
 
+	"github.com/slimgate/slim/tasks/internal/owner"
 	"github.com/slimgate/slim/tasks/internal/store"
 )
 
@@ -101,6 +102,7 @@ func ObserveNativeTask(ctx context.Context, cfg Config, sc HostScope, nt NativeT
 	return e.update(func(st *store.State) error {
 		now := e.now()
 		registerOrchestrator(st, nt.Parent, now)
+		st.ReapDeadOwners(owner.Alive, now)
 		j := st.Jobs[id]
 		if j != nil && j.ParentSessionID != nt.Parent {
 			return nil // another parent's session: not this caller's to track

@@ -21,6 +21,9 @@ type jobObs struct {
 	live    liveObs
 	outcome *opencode.Outcome // the run's terminal answer, when found
 	gone    bool              // the host no longer knows the session
+	// unread is why the transcript of a session the map shows idle could
+	// not be read: then nothing says whether the run finished.
+	unread string
 }
 
 // orphanObs is evidence about an orphaned lease: whether the client
@@ -100,6 +103,8 @@ func (e *engine) observeGathered(ctx context.Context, g gathered, snap snapshot)
 				}
 			case isNotFound(err):
 				o.gone = true
+			default:
+				o.unread = "the transcript could not be read: " + err.Error()
 			}
 		}
 		out = append(out, o)
@@ -147,8 +152,14 @@ func (e *engine) apply(st *store.State, obs []jobObs, orphans []orphanObs, snap 
 			markTerminal(j, o.gen, store.JobError, o.outcome.Error, now)
 		case o.outcome != nil:
 			markTerminal(j, o.gen, store.JobCompleted, o.outcome.Text, now)
+		case snap.at.Before(j.RunStartedAt):
+			// The map was read before this run started: it says nothing
+			// about it.
 		case o.live.known():
 			markLiveBusy(j, o.gen, snap.at)
+		case o.live.absent && o.unread != "":
+			// Idle, but the answer could not be looked for: not a stop.
+			markUncertain(j, o.gen, o.unread, now)
 		case o.live.absent:
 			markNotBusy(j, o.gen, snap.at, e.t.StopGrace)
 		default:
@@ -156,6 +167,14 @@ func (e *engine) apply(st *store.State, obs []jobObs, orphans []orphanObs, snap 
 		}
 	}
 	st.ReapDeadOwners(owner.Alive, now)
+	for _, op := range st.Ops {
+		// A launch whose caller died after sending protects nothing (it
+		// has no lease) and its doubt is on the job: settle it, so the
+		// journal can prune it.
+		if op.Kind == store.OpLaunch && op.Phase == store.PhaseOrphaned {
+			op.Phase, op.SettledAt = store.PhaseSettled, now
+		}
+	}
 	for _, o := range orphans {
 		l := st.Leases[o.taskID]
 		if l == nil || l.Token != o.token || l.State != store.LeaseOrphaned || !o.found {

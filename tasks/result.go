@@ -48,12 +48,12 @@ func runResult(ctx context.Context, e *engine, req Request) (*Result, error) {
 		if detail == "" {
 			detail = "no error details available"
 		}
-		return nil, toolErr("Task %s ended in error: %s", name, detail)
+		return nil, e.reportedOutcome(job, toolErr("Task %s ended in error: %s", name, detail))
 	case store.JobCancelled:
 		if r := cancelReason(job.ResultSummary); r != "" {
-			return nil, toolErr("Task %s was cancelled: %s", name, r)
+			return nil, e.reportedOutcome(job, toolErr("Task %s was cancelled: %s", name, r))
 		}
-		return nil, toolErr("Task %s was cancelled", name)
+		return nil, e.reportedOutcome(job, toolErr("Task %s was cancelled", name))
 	case store.JobRunning:
 		state := "running"
 		if o := snap.observe(job.TaskID); o.live == opencode.LiveRetry {
@@ -90,6 +90,11 @@ func runResult(ctx context.Context, e *engine, req Request) (*Result, error) {
 		if j == nil || j.Generation != gen {
 			return toolErr("Task %s changed generation while its result was being retrieved; wait for its current terminal result instead of retrieving it.", name)
 		}
+		if l := st.Leases[j.TaskID]; l != nil && l.Kind == store.LeaseRelaunch {
+			// A revive's prompt may already be in the transcript: its
+			// answer is the next run's, not this one's.
+			return toolErr("Task %s is being revived; wait for its new run's result instead of retrieving the old one.", name)
+		}
 		if text == "" {
 			return toolErr("Task %s has no completed text result", name)
 		}
@@ -102,6 +107,21 @@ func runResult(ctx context.Context, e *engine, req Request) (*Result, error) {
 		return nil
 	})
 	return res, err
+}
+
+// reportedOutcome acknowledges a failed or cancelled run whose outcome
+// task_result is about to report, and returns that report: once the model
+// has read it, the run no longer counts as unread.
+func (e *engine) reportedOutcome(job *store.Job, report error) error {
+	if err := e.update(func(st *store.State) error {
+		if j := st.Jobs[job.TaskID]; j != nil {
+			acknowledge(j, job.Generation, e.now())
+		}
+		return nil
+	}); err != nil {
+		return err
+	}
+	return report
 }
 
 // cancelReason returns the reason in a "cancelled: reason" summary.
@@ -132,18 +152,6 @@ func (e *engine) untrackedResult(ctx context.Context, parent, name string) (*Res
 	if !isSessionID(name) {
 		return nil, toolErr("Unknown task ID or alias: %s", name)
 	}
-	snap := e.snapshot(ctx)
-	if o := snap.observe(name); o.known() {
-		// The same states as a tracked task's answer: running or retry.
-		state := "running"
-		if o.live == opencode.LiveRetry {
-			state = "retry"
-		}
-		return &Result{
-			Status: "running", State: state, TaskID: name,
-			Text: fmt.Sprintf("task_id: %s\nstate: %s\nmessage: Task is still running. Wait for its terminal result.\nnext: retry task_result after the task finishes", name, state),
-		}, nil
-	}
 	rctx, cancel := e.readCtx(ctx)
 	sess, err := e.host.GetSession(rctx, name)
 	cancel()
@@ -155,6 +163,18 @@ func (e *engine) untrackedResult(ctx context.Context, parent, name string) (*Res
 	}
 	if sess.ParentID != parent {
 		return nil, toolErr("Task %s does not belong to this session", name)
+	}
+	snap := e.snapshot(ctx)
+	if o := snap.observe(name); o.known() {
+		// The same states as a tracked task's answer: running or retry.
+		state := "running"
+		if o.live == opencode.LiveRetry {
+			state = "retry"
+		}
+		return &Result{
+			Status: "running", State: state, TaskID: name,
+			Text: fmt.Sprintf("task_id: %s\nstate: %s\nmessage: Task is still running. Wait for its terminal result.\nnext: retry task_result after the task finishes", name, state),
+		}, nil
 	}
 	rctx, cancel = e.readCtx(ctx)
 	msgs, err := e.host.Messages(rctx, name, 0)

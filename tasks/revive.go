@@ -2,6 +2,7 @@ package tasks
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"strings"
 
@@ -132,9 +133,11 @@ func (e *engine) revive(ctx context.Context, parent, name, prompt string, allowC
 	// The baseline: the last message before the revive's prompt.
 	bctx, cancel := context.WithTimeout(ctx, e.t.Baseline)
 	msgs, err := e.host.Messages(bctx, job.TaskID, 0)
-	timedOut := bctx.Err() != nil
+	timedOut := errors.Is(bctx.Err(), context.DeadlineExceeded) && ctx.Err() == nil
 	cancel()
 	switch {
+	case ctx.Err() != nil:
+		return failed("the call was stopped; the revive prompt was NOT sent")
 	case timedOut:
 		return failed("Baseline capture deadline exceeded; the revive prompt was NOT sent")
 	case err != nil:

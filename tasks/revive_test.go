@@ -802,6 +802,11 @@ func TestReviveWhosePromptFailsWithinItsDeadlineReportsTheFailure(t *testing.T) 
 			if strings.Contains(msg, "%s") {
 				msg = fmt.Sprintf(msg, id, h.url)
 			}
+			if tc.phase != store.PhaseRejected {
+				// Not an authoritative refusal: the model is told the
+				// host did not record it, and to look before retrying.
+				msg += " (the host did not record the prompt; use task_status before reviving it again)"
+			}
 			wantOut(t, o, 1, "", "Task "+id+" revive failed: "+msg+"\n")
 			st := h.doc()
 			if j := st.Jobs[id]; j.Generation != gen || j.State != store.JobReconciled {

@@ -135,12 +135,14 @@ func capped(ctx context.Context, err error) bool {
 // orphan records that the settler will never learn the op's outcome: the
 // op and its lease (while still the op's) are orphaned, for evidence or
 // an operator to resolve.
-func (e *engine) orphan(st *store.State, opID string) {
+func (e *engine) orphan(st *store.State, opID, why string) {
 	p := st.Ops[opID]
 	if p == nil || !store.CanAdvance(p.Phase, store.PhaseOrphaned) {
 		return
 	}
-	why := fmt.Sprintf("the settler's safety cap of %v passed with the request unsettled; its outcome is unknown", e.t.SafetyCap)
+	if why == "" {
+		why = fmt.Sprintf("the settler's safety cap of %v passed with the request unsettled; its outcome is unknown", e.t.SafetyCap)
+	}
 	p.Phase, p.Outcome, p.Error = store.PhaseOrphaned, store.OutcomeOrphaned, why
 	if l := st.Leases[p.TaskID]; l != nil && l.Token == p.LeaseToken && l.State == store.LeaseHeld {
 		l.State, l.Note = store.LeaseOrphaned, why
@@ -155,10 +157,13 @@ func (e *engine) settleMessage(ctx context.Context, o order, op store.Op) error 
 	msg := ""
 	if err != nil {
 		msg = "Task message transport failed: " + err.Error()
+		if !opencode.Authoritative(err) {
+			msg += " (the host may have queued it anyway; do not send it again without checking)"
+		}
 	}
-	return e.update(func(st *store.State) error {
+	return e.commitOutcome(func(st *store.State) error {
 		if lost {
-			e.orphan(st, op.ID)
+			e.orphan(st, op.ID, "")
 			return nil
 		}
 		finish(st, op.ID, phase, outcome, msg, e.now(), true)
@@ -175,7 +180,7 @@ func (e *engine) settleAbort(ctx context.Context, o order, op store.Op) error {
 	ok, err := e.host.Abort(ctx, op.TaskID)
 	e.crashPoint(CrashAnswered)
 	lost := capped(ctx, err)
-	return e.update(func(st *store.State) error {
+	return e.commitOutcome(func(st *store.State) error {
 		now := e.now()
 		p := st.Ops[op.ID]
 		if p == nil {
@@ -183,7 +188,7 @@ func (e *engine) settleAbort(ctx context.Context, o order, op store.Op) error {
 		}
 		switch {
 		case lost:
-			e.orphan(st, op.ID)
+			e.orphan(st, op.ID, "")
 		case err == nil && ok:
 			if !p.CallerAnswered {
 				finish(st, op.ID, store.PhaseSettled, store.OutcomeAccepted, "", now, false)
@@ -211,28 +216,41 @@ func (e *engine) settleAdmission(ctx context.Context, o order, op store.Op, sign
 	sentAt := op.SentAt
 	err := e.host.PromptAsync(ctx, op.TaskID, *o.Prompt)
 	e.crashPoint(CrashAnswered)
+	unread := false
 	if err != nil && !opencode.Authoritative(err) {
 		// The outcome is unknown: the host's transcript decides. Its
-		// own message there proves the prompt was admitted. The read
-		// gets its own deadline, as the safety cap may have passed.
-		rctx, cancel := e.readCtx(context.WithoutCancel(ctx))
-		msgs, rerr := e.host.Messages(rctx, op.TaskID, 0)
-		cancel()
-		if rerr == nil && opencode.HasID(msgs, op.ClientMessageID) {
+		// own message there proves the prompt was admitted; a transcript
+		// that cannot be read proves nothing, and the op is orphaned.
+		// The reads get their own deadline, as the safety cap may have
+		// passed, and a few tries, as a host may write the message a
+		// moment after it failed to answer.
+		found, readErr := e.findMessage(context.WithoutCancel(ctx), op.TaskID, op.ClientMessageID)
+		switch {
+		case found:
 			err = nil
+		case readErr != nil:
+			unread = true
 		}
 	}
-	lost := capped(ctx, err)
+	lost := capped(ctx, err) || unread
+	why := ""
+	if unread {
+		why = "the prompt's answer was lost and the transcript could not be read; whether it was admitted is unknown"
+	}
 	compensate := false
-	uerr := e.update(func(st *store.State) error {
+	uerr := e.commitOutcome(func(st *store.State) error {
 		now := e.now()
 		if lost {
-			e.orphan(st, op.ID)
+			e.orphan(st, op.ID, why)
 			return nil
 		}
 		if err != nil {
 			phase, outcome := outcomeOf(err)
-			finish(st, op.ID, phase, outcome, fmt.Sprintf("Task %s revive failed: %v", o.Name, err), now, true)
+			msg := fmt.Sprintf("Task %s revive failed: %v", o.Name, err)
+			if !opencode.Authoritative(err) {
+				msg += " (the host did not record the prompt; use task_status before reviving it again)"
+			}
+			finish(st, op.ID, phase, outcome, msg, now, true)
 			return nil
 		}
 		l := st.Leases[op.TaskID]
@@ -259,7 +277,38 @@ func (e *engine) settleAdmission(ctx context.Context, o order, op store.Op, sign
 		return uerr
 	}
 	signal()
-	return e.compensate(ctx, op)
+	// The compensation's abort has no local deadline of the caller's:
+	// it gets a fresh safety cap, whatever the prompt's send used up.
+	cctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), e.t.SafetyCap)
+	defer cancel()
+	return e.compensate(cctx, op)
+}
+
+// findMessage reads the session's transcript up to three times, a short
+// while apart, looking for the message with id: whether it is there, and
+// the last read's error when no read succeeded.
+func (e *engine) findMessage(ctx context.Context, taskID, id string) (bool, error) {
+	var last error
+	for try := 0; try < 3; try++ {
+		if try > 0 {
+			time.Sleep(e.t.Poll)
+		}
+		rctx, cancel := e.readCtx(ctx)
+		msgs, err := e.host.Messages(rctx, taskID, 0)
+		cancel()
+		if err == nil {
+			if opencode.HasID(msgs, id) {
+				return true, nil
+			}
+			last = nil
+			continue
+		}
+		if last == nil && try > 0 {
+			continue // an earlier read succeeded: the message is not there
+		}
+		last = err
+	}
+	return false, last
 }
 
 // compensate aborts an admitted prompt whose job was deleted, with no
@@ -309,4 +358,20 @@ func (e *engine) compensate(ctx context.Context, op store.Op) error {
 		l.State, l.Note = store.LeaseQuarantined, "compensation unconfirmed: "+why+"; only `slim tasks lease break --task "+op.TaskID+"` releases it"
 		return nil
 	})
+}
+
+// commitOutcome is the settler's commit of an outcome it learned: it is
+// retried while the store is busy or failing, up to the safety cap, since
+// giving up would leave the op unsettled and its lease orphaned although
+// the outcome was known.
+func (e *engine) commitOutcome(fn func(*store.State) error) error {
+	deadline := time.Now().Add(e.t.SafetyCap)
+	for {
+		err := e.update(fn)
+		se, ok := AsError(err)
+		if err == nil || !ok || se.Kind != Store || time.Now().After(deadline) {
+			return err
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
 }

@@ -147,7 +147,11 @@ func (e *engine) awaitOp(ctx context.Context, h *settlerHandle, opID string, d t
 		return nil
 	})
 	if err == nil && interrupted && timedOut {
-		err = toolErr("the call was stopped before the host answered; the request already made is settled in the background (see task_status)")
+		if op.Phase == store.PhasePrepared {
+			err = toolErr("the call was stopped before anything was sent; its settler sends the request and settles it in the background (see task_status)")
+		} else {
+			err = toolErr("the call was stopped before the host answered; the request already made is settled in the background (see task_status)")
+		}
 	}
 	return op, timedOut, err
 }

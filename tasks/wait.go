@@ -236,7 +236,11 @@ func Gate(ctx context.Context, cfg Config, sc HostScope, session string, wakesEn
 		cleared := false
 		if err == nil {
 			for _, m := range msgs {
-				if opencode.ExternalUser(m) && m.Info.ID > w.BaselineUserMessageID && m.Info.ID != w.LastRearmIdentity {
+				// Newer than the wait by its ID and by its time: a wait
+				// armed without a baseline (its read failed) is cleared
+				// only by a message written after it was armed.
+				newer := m.Info.ID > w.BaselineUserMessageID && m.Info.Time.Created >= w.ArmedAt.UnixMilli()
+				if opencode.ExternalUser(m) && newer && m.Info.ID != w.LastRearmIdentity {
 					id := m.Info.ID
 					if uerr := e.update(func(st *store.State) error {
 						cleared = clearWaitFor(st, session, id) || cleared
@@ -283,9 +287,20 @@ func Gate(ctx context.Context, cfg Config, sc HostScope, session string, wakesEn
 		return "blocked:cap_reached", nil
 	}
 	// The reservation: the fingerprint is counted before the wake is
-	// sent, so a failing prompt cannot storm.
+	// sent, so a failing prompt cannot storm. The wait and the cap are
+	// checked again in the same transaction, so two gates at once, or a
+	// wait armed meanwhile, cannot both pass.
+	answer := "allowed"
 	err = e.update(func(st *store.State) error {
+		if w := st.Waits[session]; w != nil && w.Status == store.WaitingForUser {
+			answer = "blocked:waiting_for_user"
+			return nil
+		}
 		k := st.Wake[session]
+		if k != nil && k.LastFingerprint == fp.String() && k.UnchangedWakeCount >= 2 {
+			answer = "blocked:cap_reached"
+			return nil
+		}
 		if k == nil {
 			k = &store.Wake{}
 			st.Wake[session] = k
@@ -298,5 +313,5 @@ func Gate(ctx context.Context, cfg Config, sc HostScope, session string, wakesEn
 		k.LastWakeAt = e.now()
 		return nil
 	})
-	return "allowed", err
+	return answer, err
 }
