@@ -346,12 +346,33 @@ func drop(st *store.State, taskID, reason string, at time.Time) {
 	t := &store.Tombstone{Epoch: epoch, At: at, Reason: reason}
 	if j := st.Jobs[taskID]; j != nil {
 		if s := terminalOf(j); isCanonicalTerminal(s) || s == store.JobStopped {
-			t.LastTerminal = &store.LastTerminal{State: s, Summary: j.ResultSummary}
+			t.LastTerminal = &store.LastTerminal{State: s, Summary: cut(j.ResultSummary, maxTombstoneSummary)}
 		}
 	}
 	st.Tombstones[taskID] = t
 	delete(st.Jobs, taskID)
+	if len(st.Tombstones) > maxTombstones {
+		// The oldest tombstones go first: a replay of output that old is
+		// not going to come. A bound keeps the document, which every call
+		// reads, from growing with every task ever deleted.
+		ids := make([]string, 0, len(st.Tombstones))
+		for id := range st.Tombstones {
+			ids = append(ids, id)
+		}
+		sort.Slice(ids, func(a, b int) bool { return st.Tombstones[ids[a]].Epoch < st.Tombstones[ids[b]].Epoch })
+		for _, id := range ids[:len(ids)-maxTombstones] {
+			delete(st.Tombstones, id)
+			delete(st.DeletionEpochs, id)
+		}
+	}
 }
+
+// Bounds of the tombstones: how many are kept, and how much of the last
+// result each keeps.
+const (
+	maxTombstones       = 5000
+	maxTombstoneSummary = 300
+)
 
 // clearParent drops every job of a deleted parent, and its wait.
 func clearParent(st *store.State, parent string, at time.Time) {

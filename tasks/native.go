@@ -112,6 +112,11 @@ func ObserveNativeTask(ctx context.Context, cfg Config, sc HostScope, nt NativeT
 			// launch must not be registered past it.
 			return nil
 		}
+		if j == nil && st.Tombstones[id] != nil && state != "running" {
+			// Output about a deleted task that shows no new run: a late
+			// replay, which must not bring the task back.
+			return nil
+		}
 		switch {
 		case j == nil:
 			j = registerLaunch(st, newJob{TaskID: id, Parent: nt.Parent, Agent: nt.Agent, Description: label(taskArgs{Description: nt.Description, Prompt: nt.Prompt}), Objective: oneLine(nt.Prompt)}, now)

@@ -69,3 +69,20 @@ func TestOutputThatNamesNoSessionIsIgnored(t *testing.T) {
 		t.Fatalf("jobs %v", h.doc().Jobs)
 	}
 }
+
+func TestLateOutputAboutADeletedTaskDoesNotBringItBack(t *testing.T) {
+	h := newHarness(t)
+	h.hookAfter(map[string]any{"subagent_type": "fixer", "prompt": "p"}, `<task id="ses_gone1" state="completed">`+"\n<task_result>\nold\n</task_result>\n</task>")
+	if o := h.run(nil, "tasks", "observe", "--directory", h.dir, "--server-url", h.url, "--session", "ses_gone1", "session.deleted"); o.code != 0 {
+		t.Fatal(o)
+	}
+	h.hookAfter(map[string]any{"subagent_type": "fixer", "prompt": "p"}, `<task id="ses_gone1" state="completed">`+"\n<task_result>\nold\n</task_result>\n</task>")
+	if j := h.doc().Jobs["ses_gone1"]; j != nil {
+		t.Fatalf("a replayed output brought back a deleted task: %+v", j)
+	}
+	// A new run of it is proof it lives again.
+	h.hookAfter(map[string]any{"subagent_type": "fixer", "prompt": "p", "background": true}, `<task id="ses_gone1" state="running">`)
+	if j := h.doc().Jobs["ses_gone1"]; j == nil || j.State != store.JobRunning || h.doc().Tombstones["ses_gone1"] != nil {
+		t.Fatalf("a new run was not recorded: %+v", j)
+	}
+}
