@@ -32,7 +32,7 @@ type FindOptions struct {
 	ExplicitFrom string
 	// PathList is the PATH to search for rg.
 	PathList string
-	// OpenCodeBin is the bin directory of OpenCode's data directory
+	// OpenCodeBin is the bin directory of OpenCode's bin directory
 	// (typically ~/.local/share/opencode/bin), where OpenCode keeps the rg
 	// it downloads when none is on PATH. It is only read, never written;
 	// "" skips it.
@@ -79,7 +79,7 @@ func FindRipgrep(o FindOptions) (Ripgrep, error) {
 	}
 	where := "not on PATH"
 	if o.OpenCodeBin != "" {
-		where += " and not in OpenCode's data directory (" + o.OpenCodeBin + ")"
+		where += " and not in OpenCode's bin directory (" + o.OpenCodeBin + ")"
 	}
 	return Ripgrep{}, newErr(Missing, CodeRgNotInstalled, "ripgrep (rg) was not found: it is "+where+". "+InstallHint, errors.New("rg not found"))
 }

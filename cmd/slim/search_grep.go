@@ -216,7 +216,7 @@ func doSearch(e *env, a searchArgs, tool string, out *searchJSON) error {
 	case e.cfg.rg != "" || a.noFallback:
 		return findErr
 	default:
-		reason = "ripgrep (rg) was not found on PATH or in OpenCode's data directory"
+		reason = "ripgrep (rg) was not found on PATH or in OpenCode's bin directory"
 	}
 
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)

@@ -36,10 +36,9 @@ type settings struct {
 	// rg is SLIM_RG: the ripgrep binary slim search grep and glob (and
 	// slim doctor) use instead of looking for one.
 	rg string
-	// openCodeBin is the bin directory of OpenCode's data directory,
-	// $XDG_DATA_HOME/opencode/bin or ~/.local/share/opencode/bin, where
-	// OpenCode keeps the rg it downloads; slim only reads it. "" when
-	// neither variable is set.
+	// openCodeBin is OpenCode's bin directory, $XDG_CACHE_HOME/opencode/bin
+	// or ~/.cache/opencode/bin, where OpenCode keeps the rg it downloads;
+	// slim only reads it. "" when neither variable is set.
 	openCodeBin string
 	// getenv reads the environment for the settings only one command
 	// uses: slim fetch reads its own (readFetchSettings) when it runs, so
@@ -165,16 +164,16 @@ func readSettings(getenv func(string) string) settings {
 }
 
 // openCodeBinDir is where OpenCode keeps the programs it downloads: the
-// bin folder of its data directory under $XDG_DATA_HOME, else under
-// ~/.local/share.
+// bin folder of its cache directory, under $XDG_CACHE_HOME, else under
+// ~/.cache (where OpenCode 1.18 puts it).
 func openCodeBinDir(getenv func(string) string) string {
-	base := getenv("XDG_DATA_HOME")
+	base := getenv("XDG_CACHE_HOME")
 	if base == "" {
 		home := getenv("HOME")
 		if home == "" {
 			return ""
 		}
-		base = filepath.Join(home, ".local", "share")
+		base = filepath.Join(home, ".cache")
 	}
 	return filepath.Join(base, "opencode", "bin")
 }

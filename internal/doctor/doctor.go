@@ -46,7 +46,7 @@ type Program struct {
 	Found   bool   `json:"found"`
 	Path    string `json:"path,omitempty"`
 	// Source is the rule that found it: the setting that named it
-	// (SLIM_RG, SLIM_AST_GREP), "PATH", "OpenCode's data directory",
+	// (SLIM_RG, SLIM_AST_GREP), "PATH", "OpenCode's bin directory",
 	// "node_modules" or "sg on PATH".
 	Source  string `json:"source,omitempty"`
 	Version string `json:"version,omitempty"`
@@ -158,7 +158,7 @@ func findRg(ctx context.Context, o Options) Program {
 		if o.Rg == "" {
 			p.Error = "not set by SLIM_RG, not on PATH"
 			if o.OpenCodeBin != "" {
-				p.Error += ", not in OpenCode's data directory (" + o.OpenCodeBin + ")"
+				p.Error += ", not in OpenCode's bin directory (" + o.OpenCodeBin + ")"
 			}
 			p.Install = strings.TrimPrefix(search.InstallHint, "Install it with your package manager: ")
 		}
@@ -169,7 +169,7 @@ func findRg(ctx context.Context, o Options) Program {
 	case search.SourceExplicit:
 		p.Source = "SLIM_RG"
 	case search.SourceOpenCode:
-		p.Source = "OpenCode's data directory"
+		p.Source = "OpenCode's bin directory"
 	default:
 		p.Source = "PATH"
 	}
