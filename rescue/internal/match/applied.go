@@ -12,8 +12,10 @@ import (
 // are not. Such a chunk is left as it is, so that a patch re-sent after
 // part of it landed does not fail on that part.
 //
-// The rule: the chunk changes something; its new lines (context and added
-// lines, in order; at least two of them not blank) occur exactly once in
+// The rule: the chunk changes something and starts with a context line
+// (and ends with one, or with "*** End of File"), so that the new lines
+// frame each change; its new lines (context and added lines, in order; at
+// least two of them not blank) occur exactly once in
 // the search window on some seek rung (at the very end of the file when
 // the chunk ends with "*** End of File"); its old lines occur nowhere on a
 // seek rung, except at the lines the new ones cover; and no other place
@@ -65,6 +67,15 @@ func (v *FileView) placeApplied(ch *patch.Chunk, lo int, pl *Placement) bool {
 // seen at file line inner (inside the applied place) are no rival either.
 func (v *FileView) placeAppliedAt(ch *patch.Chunk, lo int, pl *Placement, inner int) bool {
 	if v.exactOnly || !changes(ch.Lines) {
+		return false
+	}
+	// The new lines must frame every change: a context line first, and a
+	// context line last or the end of the file. Otherwise lines the chunk
+	// removes, rewritten by someone else, would look removed (the context
+	// after them is there either way).
+	// (Old lines found inside the new ones are evidence enough.)
+	last := ch.Lines[len(ch.Lines)-1].Op
+	if inner < 0 && (ch.Lines[0].Op != patch.OpContext || (last != patch.OpContext && !ch.EOF)) {
 		return false
 	}
 	side, ctxAt := newSide(ch.Lines)

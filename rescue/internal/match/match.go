@@ -173,7 +173,16 @@ func (v *FileView) Place(ch *patch.Chunk, cursor int, abs string) (*Placement, e
 		return nil, v.notFound(abs, old, lo)
 	}
 
-	// Step 2: the same seek without a trailing empty old line.
+	// Step 2: the change is already in the file.
+	if v.placeApplied(ch, lo, pl) {
+		return pl, nil
+	} else if len(pl.Candidates) > 0 {
+		return nil, appliedAmbiguity(abs, body, pl.Candidates)
+	}
+
+	// Step 3: the same seek without a trailing empty old line. Dropping
+	// a line can make the chunk match a look-alike of the place meant, so
+	// the look-alike rule applies.
 	if old[len(old)-1] == "" {
 		reduced := dropTrailingEmpty(ch.Lines)
 		if !hasOld(reduced) {
@@ -186,18 +195,14 @@ func (v *FileView) Place(ch *patch.Chunk, cursor int, abs string) (*Placement, e
 				return pl, nil
 			}
 		} else if cands, _ := v.seek(reduced, lo, ch.EOF); len(cands) == 1 {
+			if others, sure := v.lookalikes(oldKeys(ch.Lines), lo, cands[0], cands[0]); len(others) > 0 || !sure {
+				return nil, ambiguityError(PhaseSeek, "Expected lines match more than one place", abs, body, sortedStarts(cands[0], others))
+			}
 			v.finishSeek(pl, reduced, cands[0], StrategyTrailingEmpty, ch.EOF)
 			return pl, nil
 		} else if len(cands) > 1 {
 			return nil, ambiguityError(PhaseSeek, "Expected lines match more than one place", abs, body, oneBased(cands))
 		}
-	}
-
-	// Step 3: the change is already in the file.
-	if v.placeApplied(ch, lo, pl) {
-		return pl, nil
-	} else if len(pl.Candidates) > 0 {
-		return nil, appliedAmbiguity(abs, body, pl.Candidates)
 	}
 
 	// Step 4: one mapping of leading whitespace over the whole chunk.

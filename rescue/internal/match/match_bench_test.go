@@ -207,3 +207,104 @@ func BenchmarkNewFileView(b *testing.B) {
 		NewFileView(lines, false)
 	}
 }
+
+// newStepChunks builds k chunks like benchChunks (each anchored on a
+// function header whose body is its own), and drifts the file under every
+// chunk so that the step named by kind places it: "reindented" (one more
+// leading tab on every line of the chunk), "edited-edge" (a comment
+// appended to the chunk's first line) or "already-applied" (the change
+// made already).
+func newStepChunks(lines []string, k int, kind string) ([]string, []*patch.Chunk) {
+	n := len(lines)
+	count := map[string]int{}
+	for _, l := range lines {
+		count[strings.TrimSpace(l)]++
+	}
+	file := append([]string(nil), lines...)
+	var chunks []*patch.Chunk
+	var at []int
+	next := 0
+	for i := 0; i < k; i++ {
+		q := max(next, (i*n)/k)
+		for q < n && !(strings.HasPrefix(lines[q], "func handler") && distinctBody(lines, q, count)) {
+			q++
+		}
+		if q+5 > n {
+			break
+		}
+		next = q + 8
+		p := max(0, q-2)
+		var ls []patch.ChunkLine
+		for j := 0; j < 7; j++ {
+			t := lines[p+j]
+			if j == 3 {
+				ls = append(ls, patch.ChunkLine{Op: patch.OpDelete, Text: t}, patch.ChunkLine{Op: patch.OpAdd, Text: t + " // changed"})
+				continue
+			}
+			ls = append(ls, patch.ChunkLine{Op: patch.OpContext, Text: t})
+		}
+		chunks = append(chunks, &patch.Chunk{Lines: ls})
+		at = append(at, p)
+	}
+	for _, p := range at {
+		switch kind {
+		case "reindented":
+			for j := p; j < p+7; j++ {
+				if file[j] != "" {
+					file[j] = "\t" + file[j]
+				}
+			}
+		case "edited-edge":
+			file[p] += " // edited"
+		case "already-applied":
+			file[p+3] += " // changed"
+		}
+	}
+	return file, chunks
+}
+
+// BenchmarkPlaceNewSteps times the already-applied, indentation and
+// edited-edge steps, which run only for chunks the seek does not find as
+// they are, on the same files as BenchmarkPlace.
+func BenchmarkPlaceNewSteps(b *testing.B) {
+	for _, kind := range []string{"reindented", "edited-edge", "already-applied"} {
+		for _, n := range []int{1000, 10000, 100000} {
+			file, chunks := newStepChunks(synthSource(n, 7), 50, kind)
+			name := fmt.Sprintf("%s/lines=%dk/chunks=%d", kind, n/1000, len(chunks))
+			b.Run(name, func(b *testing.B) {
+				for b.Loop() {
+					v := NewFileView(file, false)
+					cur := 0
+					for i, c := range chunks {
+						pl, err := v.Place(c, cur, "/bench")
+						if err != nil {
+							b.Fatalf("chunk %d: %v", i, err)
+						}
+						cur = pl.Cursor
+					}
+				}
+			})
+		}
+	}
+}
+
+// TestNewStepChunks makes sure BenchmarkPlaceNewSteps exercises the step
+// it names for every chunk.
+func TestNewStepChunks(t *testing.T) {
+	want := map[string]string{"reindented": StrategyIndent, "edited-edge": StrategyEditedEdge, "already-applied": StrategyAlreadyApplied}
+	for kind, strategy := range want {
+		file, chunks := newStepChunks(synthSource(5000, 7), 20, kind)
+		v := NewFileView(file, false)
+		cur := 0
+		for i, c := range chunks {
+			pl, err := v.Place(c, cur, "/bench")
+			if err != nil {
+				t.Fatalf("%s: chunk %d: %v", kind, i, err)
+			}
+			if pl.Strategy != strategy {
+				t.Errorf("%s: chunk %d placed by %s, want %s", kind, i, pl.Strategy, strategy)
+			}
+			cur = pl.Cursor
+		}
+	}
+}
