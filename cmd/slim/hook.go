@@ -24,7 +24,8 @@ func hookCommand(e *env) *cli.Command {
 		Name:      "hook",
 		Usage:     "answer one host hook request: JSON request on stdin, JSON response on stdout",
 		ArgsUsage: "before|after|event",
-		UsageText: "slim hook before|after|event < request.json\n\n" +
+		UsageText: "slim hook before|after|event < request.json\n" +
+			"slim hook --host claude-code < request.json\n\n" +
 			"Runs the guards for one tool call or host event and prints one response:\n" +
 			"{v, action: pass|mutate|block|append, args?, append?, message?, notes?}.\n" +
 			"Every decision exits 0; a bad request exits 2 and an internal failure 1, each with\n" +
@@ -33,9 +34,26 @@ func hookCommand(e *env) *cli.Command {
 			"allows nested worktrees. An apply_patch check gets 3/5 of SLIM_HOOK_TIMEOUT_MS (the\n" +
 			"plugin's timeout, 5000 by default, so 3 s) and is blocked when it cannot finish in time.\n\n" +
 			"Example:\n" +
-			"   echo '{\"v\":1,\"tool\":\"read\",\"sessionID\":\"s1\",\"callID\":\"c1\",\"args\":{\"filePath\":\"a.go\"}}' | slim hook before",
-		Flags: []cli.Flag{&cli.BoolFlag{Name: "json", Usage: "accepted for symmetry; the output is always JSON"}},
+			"   echo '{\"v\":1,\"tool\":\"read\",\"sessionID\":\"s1\",\"callID\":\"c1\",\"args\":{\"filePath\":\"a.go\"}}' | slim hook before\n\n" +
+			"With --host claude-code, slim is Claude Code's PreToolUse and PostToolUse command (slim hooks\n" +
+			"install --claude-code writes it): Claude Code's hook JSON on stdin, its answer on stdout\n" +
+			"(permissionDecision deny with the reason, updatedInput, additionalContext; {} to let the call\n" +
+			"run). Every answer exits 0; a request slim cannot read denies Edit, MultiEdit, Write and\n" +
+			"NotebookEdit and lets any other tool run (exit 3, the error on stderr).",
+		Flags: []cli.Flag{
+			&cli.BoolFlag{Name: "json", Usage: "accepted for symmetry; the output is always JSON"},
+			&cli.StringFlag{Name: "host", Usage: "answer another host's hook JSON instead of slim's protocol: claude-code"},
+		},
 		Action: func(c *cli.Context) error {
+			if host := c.String("host"); host != "" {
+				if host != hostClaudeCode {
+					return usageErr("hook: unknown --host %q; want claude-code", host)
+				}
+				if c.NArg() != 0 {
+					return usageErr("hook --host %s takes no phase: Claude Code names its event in the request", host)
+				}
+				return runClaudeHook(e)
+			}
 			if c.NArg() != 1 {
 				return hookFail(e, slimerr.New(slimerr.Usage, slimerr.CodeUsage, "hook: want exactly one phase: before, after or event"))
 			}
@@ -52,6 +70,9 @@ func hookCommand(e *env) *cli.Command {
 // budget counts from here, so the time spent reading the request is part of
 // it.
 func runHook(e *env, phase protocol.Phase) (err error) {
+	if phase == hostClaudeCode {
+		return runClaudeHook(e)
+	}
 	d := newDispatcher(e)
 	ctx := newBudgetContext(d.PatchBudget)
 	defer ctx.stop()
@@ -183,11 +204,23 @@ func hookFail(e *env, err *slimerr.Error) error {
 }
 
 // hookFastPath recognises exactly `slim hook before|after|event`, the form
-// the plugin uses, so run can answer it without building the command tree.
+// the plugin uses, and `slim hook --host claude-code` (or --host=claude-code),
+// the form the Claude Code settings use, so run can answer them without
+// building the command tree. For the second it reports the phase
+// hostClaudeCode, which runHook hands to the Claude Code adapter.
 func hookFastPath(args []string) (protocol.Phase, bool) {
-	if len(args) != 3 || args[1] != "hook" {
+	if len(args) == 3 && args[1] == "hook" {
+		p := protocol.Phase(args[2])
+		if p.Valid() {
+			return p, true
+		}
+		if args[2] == "--host="+hostClaudeCode {
+			return hostClaudeCode, true
+		}
 		return "", false
 	}
-	p := protocol.Phase(args[2])
-	return p, p.Valid()
+	if len(args) == 4 && args[1] == "hook" && args[2] == "--host" && args[3] == hostClaudeCode {
+		return hostClaudeCode, true
+	}
+	return "", false
 }

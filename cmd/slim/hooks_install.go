@@ -3,7 +3,9 @@ package main
 import (
 	"fmt"
 	"os"
+	"strings"
 
+	"github.com/slimgate/slim/hooks/claudecode"
 	"github.com/slimgate/slim/hooks/install"
 	"github.com/urfave/cli/v2"
 )
@@ -15,34 +17,40 @@ func hooksCommand(e *env) *cli.Command {
 		return []cli.Flag{
 			&cli.BoolFlag{Name: "opencode", Usage: verb + " the OpenCode plugin (.opencode/plugin/slim.js)"},
 			&cli.BoolFlag{Name: "git", Usage: verb + " the git hook shims pre-commit and pre-applypatch"},
-			&cli.BoolFlag{Name: "global", Usage: "with --opencode: the user-wide plugin ($XDG_CONFIG_HOME/opencode/plugin/slim.js)"},
+			&cli.BoolFlag{Name: "claude-code", Usage: verb + " slim's PreToolUse and PostToolUse hooks in Claude Code's .claude/settings.json"},
+			&cli.BoolFlag{Name: "global", Usage: "with --opencode: the user-wide plugin ($XDG_CONFIG_HOME/opencode/plugin/slim.js); with --claude-code: the user's settings (~/.claude/settings.json)"},
 			&cli.BoolFlag{Name: "json", Usage: "print {results: [{kind, path, action, note}]}"},
 		}
 	}
 	return &cli.Command{
 		Name:      "hooks",
-		Usage:     "install or remove the OpenCode plugin and the git hook shims",
-		UsageText: "slim hooks install|uninstall [--opencode] [--git] [--global]\n\nExample:\n   slim hooks install --opencode --git",
+		Usage:     "install or remove the OpenCode plugin, the Claude Code hooks and the git hook shims",
+		UsageText: "slim hooks install|uninstall [--opencode] [--claude-code] [--git] [--global]\n\nExample:\n   slim hooks install --opencode --git",
 		Subcommands: []*cli.Command{
 			{
 				Name:  "install",
-				Usage: "write the OpenCode plugin and/or the git hook shims",
-				UsageText: "slim hooks install [--opencode] [--git] [--global] [--json]\n\n" +
+				Usage: "write the OpenCode plugin, the Claude Code hooks and/or the git hook shims",
+				UsageText: "slim hooks install [--opencode] [--claude-code] [--git] [--global] [--json]\n\n" +
 					"The plugin goes to .opencode/plugin/slim.js at the git worktree top (else the current\n" +
 					"directory), or with --global to $XDG_CONFIG_HOME/opencode/plugin/slim.js. The git shims go\n" +
 					"to the repository's hooks directory (core.hooksPath honoured); an existing hook is moved\n" +
 					"to <name>.pre-slim and still runs first. Files slim did not write are never overwritten.\n" +
 					"Inside the repository no symbolic link is followed: a link at .opencode, its plugin folder,\n" +
-					"slim.js or the hooks directory stops the install (exit 5) before anything is written.\n\n" +
-					"Examples:\n   slim hooks install --opencode --git\n   slim hooks install --opencode --global",
+					"slim.js or the hooks directory stops the install (exit 5) before anything is written.\n" +
+					"--claude-code adds `slim hook --host claude-code` as a PreToolUse and a PostToolUse hook to\n" +
+					".claude/settings.json at the worktree top (with --global to ~/.claude/settings.json, or\n" +
+					"$CLAUDE_CONFIG_DIR/settings.json), keeping every other setting and hook; a settings file\n" +
+					"that is not a JSON object, or is a link, is left untouched (exit 5).\n\n" +
+					"Examples:\n   slim hooks install --opencode --git\n   slim hooks install --opencode --global\n   slim hooks install --claude-code",
 				Flags:  flags("install"),
 				Action: func(c *cli.Context) error { return runHooks(e, c, true) },
 			},
 			{
 				Name:  "uninstall",
 				Usage: "remove what `slim hooks install` wrote and restore chained git hooks",
-				UsageText: "slim hooks uninstall [--opencode] [--git] [--global] [--json]\n\n" +
-					"Only files slim wrote are removed; a git hook that was moved aside is put back.\n\n" +
+				UsageText: "slim hooks uninstall [--opencode] [--claude-code] [--git] [--global] [--json]\n\n" +
+					"Only files slim wrote are removed; a git hook that was moved aside is put back. From\n" +
+					"Claude Code's settings only slim's own hook entries are removed.\n\n" +
 					"Example:\n   slim hooks uninstall --git",
 				Flags:  flags("remove"),
 				Action: func(c *cli.Context) error { return runHooks(e, c, false) },
@@ -51,19 +59,25 @@ func hooksCommand(e *env) *cli.Command {
 	}
 }
 
+// claudeHookTimeout is the timeout, in seconds, slim's entries give Claude
+// Code for one hook run: far above what a check takes, and well below
+// Claude Code's own default of a minute, so that a slim that hangs (a
+// state file on a stalled disk) costs seconds, after which the call runs.
+const claudeHookTimeout = 10
+
 func runHooks(e *env, c *cli.Context, installing bool) error {
 	if c.NArg() > 0 {
 		return usageErr("hooks %s takes no arguments (got %q)", c.Command.Name, c.Args().First())
 	}
-	doOpenCode, doGit, global := c.Bool("opencode"), c.Bool("git"), c.Bool("global")
-	if !doOpenCode && !doGit {
+	doOpenCode, doGit, doClaude, global := c.Bool("opencode"), c.Bool("git"), c.Bool("claude-code"), c.Bool("global")
+	if !doOpenCode && !doGit && !doClaude {
 		if !global {
-			return usageErr("say what to %s: --opencode, --git, or both (for example: slim hooks %s --opencode --git)", c.Command.Name, c.Command.Name)
+			return usageErr("say what to %s: --opencode, --claude-code, --git, or several (for example: slim hooks %s --opencode --git)", c.Command.Name, c.Command.Name)
 		}
 		doOpenCode = true
 	}
 	if global && doGit {
-		return usageErr("--global applies to the OpenCode plugin only; git hooks are installed per repository")
+		return usageErr("--global applies to the OpenCode plugin and the Claude Code hooks only; git hooks are installed per repository")
 	}
 	cwd, err := os.Getwd()
 	if err != nil {
@@ -96,6 +110,29 @@ func runHooks(e *env, c *cli.Context, installing bool) error {
 			r, err = install.OpenCode(path, guard)
 		} else {
 			r, err = install.UninstallOpenCode(path, guard)
+		}
+		if r.Action != "" {
+			results = append(results, r)
+		}
+		if err != nil {
+			return finish(err)
+		}
+	}
+	if doClaude {
+		path, guard, err := install.ClaudeCodePath(cwd, global, os.Getenv)
+		if err != nil {
+			return finish(err)
+		}
+		h := install.ClaudeCodeHooks{
+			Command:    "slim " + strings.Join(claudeCodeArgs(), " "),
+			PreMatcher: strings.Join(claudecode.PreToolUseTools(), "|"),
+			Timeout:    claudeHookTimeout,
+		}
+		var r install.Result
+		if installing {
+			r, err = install.ClaudeCode(path, guard, h)
+		} else {
+			r, err = install.UninstallClaudeCode(path, guard, h)
 		}
 		if r.Action != "" {
 			results = append(results, r)
