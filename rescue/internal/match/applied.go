@@ -167,6 +167,23 @@ func (v *FileView) appliedAround(ch *patch.Chunk, lo, c int, pl *Placement) bool
 	if adds == 0 {
 		return false // the new lines are fewer than the old: none lies inside
 	}
+	side, _ := newSide(ch.Lines)
+	if len(side) == old {
+		same := true
+		k := 0
+		for _, l := range ch.Lines {
+			if l.Op != patch.OpAdd {
+				if l.Text != side[k].Text {
+					same = false
+					break
+				}
+				k++
+			}
+		}
+		if same {
+			return false // the chunk changes nothing: its old lines are its new ones
+		}
+	}
 	var try Placement
 	try.Contexts = pl.Contexts
 	try.Repairs = append([]patch.Repair(nil), pl.Repairs...)
