@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Installs what the end-to-end tests (go test ./e2e/...) need:
 #   - the pinned OpenCode host, opencode-ai from e2e/package-lock.json, and the
-#     pinned ast-grep, @ast-grep/cli, into e2e/node_modules (skipped when the
+#     pinned ast-grep, @ast-grep/cli, and the pinned Claude Code host,
+#     @anthropic-ai/claude-code, into e2e/node_modules (skipped when the
 #     pinned versions are already there); the ast-grep tests of
 #     search/astgrep, cmd/slim and e2e run e2e/node_modules/.bin/ast-grep;
 #   - ripgrep (rg) on PATH, which the host's grep and glob tools run (without it
@@ -14,6 +15,7 @@ e2e="$here/e2e"
 locked() { node -p 'require(process.argv[1]).packages["node_modules/" + process.argv[2]].version' "$e2e/package-lock.json" "$1"; }
 want="$(locked opencode-ai)"
 want_ag="ast-grep $(locked @ast-grep/cli)"
+want_cc="$(locked @anthropic-ai/claude-code) (Claude Code)"
 
 die() { echo "e2e-setup: $*" >&2; exit 1; }
 
@@ -28,12 +30,17 @@ have_ag() {
 	[ -x "$e2e/node_modules/.bin/ast-grep" ] || return 0
 	timeout 60 "$e2e/node_modules/.bin/ast-grep" --version 2>/dev/null || true
 }
+have_cc() {
+	[ -x "$e2e/node_modules/.bin/claude" ] || return 0
+	DISABLE_AUTOUPDATER=1 CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC=1 timeout 60 "$e2e/node_modules/.bin/claude" --version 2>/dev/null || true
+}
 have="$(have_oc)"
 have_ag_v="$(have_ag)"
-if [ "$have" = "$want" ] && [ "$have_ag_v" = "$want_ag" ]; then
-	echo "e2e-setup: opencode $have and $have_ag_v already installed"
+have_cc_v="$(have_cc)"
+if [ "$have" = "$want" ] && [ "$have_ag_v" = "$want_ag" ] && [ "$have_cc_v" = "$want_cc" ]; then
+	echo "e2e-setup: opencode $have, $have_ag_v and claude $have_cc_v already installed"
 else
-	echo "e2e-setup: installing opencode-ai@$want and @ast-grep/cli (${want_ag#ast-grep }) from e2e/package-lock.json"
+	echo "e2e-setup: installing opencode-ai@$want, @ast-grep/cli (${want_ag#ast-grep }) and @anthropic-ai/claude-code (${want_cc% (*}) from e2e/package-lock.json"
 	# `npm ci` would be the natural command, but it insists that every optional
 	# platform package of opencode-ai is in the lock file, and a lock file can
 	# only hold the ones the registry serves. So: `npm install` against the
@@ -43,6 +50,7 @@ else
 	# the one that does not answer with its version, so it is installed anew.
 	[ "$have" = "$want" ] || rm -rf "$e2e/node_modules/opencode-ai" "$e2e/node_modules/opencode-linux-"*
 	[ "$have_ag_v" = "$want_ag" ] || rm -rf "$e2e/node_modules/@ast-grep"
+	[ "$have_cc_v" = "$want_cc" ] || rm -rf "$e2e/node_modules/@anthropic-ai/claude-code" "$e2e/node_modules/@anthropic-ai/claude-code-"*
 	lock_copy="$(mktemp)"
 	trap 'rm -f "$lock_copy"' EXIT
 	cp "$e2e/package-lock.json" "$lock_copy"
@@ -58,7 +66,9 @@ else
 	[ "$have" = "$want" ] || die "installed opencode reports version '$have', want '$want'"
 	have_ag_v="$(have_ag)"
 	[ "$have_ag_v" = "$want_ag" ] || die "e2e/node_modules/.bin/ast-grep --version says '$have_ag_v', want '$want_ag'"
-	echo "e2e-setup: opencode $have and $have_ag_v installed"
+	have_cc_v="$(have_cc)"
+	[ "$have_cc_v" = "$want_cc" ] || die "e2e/node_modules/.bin/claude --version says '$have_cc_v', want '$want_cc'"
+	echo "e2e-setup: opencode $have, $have_ag_v and claude $have_cc_v installed"
 fi
 
 if command -v rg >/dev/null; then

@@ -1,0 +1,319 @@
+package e2e
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/slimgate/slim/fixtures/fakeanthropic"
+	fp "github.com/slimgate/slim/fixtures/fakeprovider"
+)
+
+// claudePinnedVersion is the Claude Code release these tests are written
+// against (e2e/package.json pins the same).
+const claudePinnedVersion = "2.1.332"
+
+// claudeRunTimeout is the hard cap on one `claude -p`; its process group is
+// killed when it is reached. A healthy run takes a few seconds.
+const claudeRunTimeout = 90 * time.Second
+
+var claudeSuite struct {
+	once sync.Once
+	bin  string
+	err  error
+}
+
+// claudeBinary returns the pinned claude binary (SLIM_E2E_CLAUDE overrides
+// the one in node_modules), or skips/fails the test.
+func claudeBinary(t *testing.T) string {
+	t.Helper()
+	if e2eMode() == "off" {
+		t.Skip("SLIM_E2E=off")
+	}
+	claudeSuite.once.Do(func() {
+		bin := os.Getenv("SLIM_E2E_CLAUDE")
+		if bin == "" {
+			bin = filepath.Join("node_modules", ".bin", "claude")
+		}
+		abs, err := filepath.Abs(bin)
+		if err != nil {
+			claudeSuite.err = fmt.Errorf("locate claude: %w", err)
+			return
+		}
+		if _, err := os.Stat(abs); err != nil {
+			claudeSuite.err = fmt.Errorf("claude code host not installed: %w", err)
+			return
+		}
+		ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+		defer cancel()
+		cmd := exec.CommandContext(ctx, abs, "--version")
+		cmd.Env = append(cleanEnv(filepath.Join(os.TempDir(), "slim-e2e-claude-version")), claudeSwitches()...)
+		out, err := cmd.CombinedOutput()
+		if err != nil {
+			claudeSuite.err = fmt.Errorf("claude --version: %w: %s", err, bytes.TrimSpace(out))
+			return
+		}
+		if v, _, _ := strings.Cut(strings.TrimSpace(string(out)), " "); v != claudePinnedVersion {
+			claudeSuite.err = fmt.Errorf("claude is version %q, want %s (reinstall with scripts/e2e-setup.sh)", v, claudePinnedVersion)
+			return
+		}
+		claudeSuite.bin = abs
+	})
+	if claudeSuite.err != nil {
+		unavailable(t, "%v", claudeSuite.err)
+	}
+	return claudeSuite.bin
+}
+
+// cleanEnv is an environment with nothing inherited but PATH (stripped of
+// any slim), and home at home.
+func cleanEnv(home string) []string {
+	return []string{"PATH=" + cleanPath(), "HOME=" + home, "LANG=C.UTF-8", "GIT_CONFIG_NOSYSTEM=1"}
+}
+
+// claudeSwitches keep Claude Code off the network and out of the user's
+// account: a dummy API key (so it never looks for a login), no telemetry,
+// error reports, update checks or other traffic beyond the model requests.
+func claudeSwitches() []string {
+	return []string{
+		"ANTHROPIC_API_KEY=sk-ant-e2e-dummy",
+		"CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC=1",
+		"DISABLE_TELEMETRY=1",
+		"DISABLE_ERROR_REPORTING=1",
+		"DISABLE_AUTOUPDATER=1",
+		"DISABLE_BUG_COMMAND=1",
+		"DISABLE_COST_WARNINGS=1",
+		"CLAUDE_CODE_DISABLE_TERMINAL_TITLE=1",
+		"CLAUDE_CODE_DISABLE_FEEDBACK_SURVEY=1",
+		"IS_SANDBOX=1",
+	}
+}
+
+// claudeProject is one throw-away git project with slim's Claude Code hooks
+// installed by the real `slim hooks install --claude-code`, and an
+// isolated home for the host.
+type claudeProject struct {
+	t       *testing.T
+	bin     string // claude
+	root    string
+	dir     string // the project (git work tree, host cwd)
+	outside string // beside the project
+	home    string
+	pathDir string // holds the `slim` the hook command runs
+}
+
+func newClaudeProject(t *testing.T, files map[string]string) *claudeProject {
+	t.Helper()
+	bin := claudeBinary(t)
+	root := t.TempDir()
+	if keep := os.Getenv("SLIM_E2E_KEEP"); keep != "" {
+		root = filepath.Join(keep, unsafeName.ReplaceAllString(t.Name(), "_"))
+		if err := os.RemoveAll(root); err != nil {
+			t.Fatal(err)
+		}
+	}
+	p := &claudeProject{t: t, bin: bin, root: root, dir: filepath.Join(root, "proj"), outside: filepath.Join(root, "outside"),
+		home: filepath.Join(root, "home"), pathDir: filepath.Join(root, "bin")}
+	for _, d := range []string{p.dir, p.outside, filepath.Join(p.home, ".claude"), p.pathDir, filepath.Join(root, "tmp"), filepath.Join(root, "slim-state")} {
+		mustMkdir(t, d)
+	}
+	// The installed hook command is `slim hook --host claude-code`, found on
+	// PATH, as a user's would be.
+	if err := os.Symlink(slimBinary(t), filepath.Join(p.pathDir, "slim")); err != nil {
+		t.Fatal(err)
+	}
+	for rel, content := range files {
+		full := filepath.Join(p.dir, filepath.FromSlash(rel))
+		mustMkdir(t, filepath.Dir(full))
+		mustWrite(t, full, content)
+	}
+	p.git("init", "-q")
+	p.slim("hooks", "install", "--claude-code")
+	p.git("add", "-A")
+	p.git("commit", "-q", "-m", "initial")
+	return p
+}
+
+func (p *claudeProject) env() []string {
+	env := cleanEnv(p.home)
+	env[0] = "PATH=" + p.pathDir + string(os.PathListSeparator) + cleanPath()
+	return append(append(env, claudeSwitches()...),
+		"CLAUDE_CONFIG_DIR="+filepath.Join(p.home, ".claude"),
+		"TMPDIR="+filepath.Join(p.root, "tmp"),
+		"SLIM_STATE_DIR="+filepath.Join(p.root, "slim-state"),
+		"SLIM_LOG_FILE="+filepath.Join(p.root, "slim.log"),
+		"SLIM_LOG_LEVEL=debug",
+	)
+}
+
+func (p *claudeProject) git(args ...string) {
+	p.t.Helper()
+	cmd := exec.Command("git", append([]string{"-c", "user.name=e2e", "-c", "user.email=e2e@example.invalid", "-c", "init.defaultBranch=main"}, args...)...)
+	cmd.Dir = p.dir
+	cmd.Env = p.env()
+	if out, err := cmd.CombinedOutput(); err != nil {
+		p.t.Fatalf("git %s: %v\n%s", strings.Join(args, " "), err, out)
+	}
+}
+
+func (p *claudeProject) slim(args ...string) {
+	p.t.Helper()
+	cmd := exec.Command(filepath.Join(p.pathDir, "slim"), args...)
+	cmd.Dir = p.dir
+	cmd.Env = p.env()
+	if out, err := cmd.CombinedOutput(); err != nil {
+		p.t.Fatalf("slim %s: %v\n%s", strings.Join(args, " "), err, out)
+	}
+}
+
+// claudeRun is what one `claude -p` left behind.
+type claudeRun struct {
+	provider *fakeanthropic.Server
+	stdout   string
+	stderr   string
+	exitErr  error
+	elapsed  time.Duration
+}
+
+// run starts `claude -p` in the project against a fake provider serving
+// script, with the file tools allowed (so that every refusal is slim's),
+// and waits for it.
+func (p *claudeProject) run(script ...fp.Turn) *claudeRun {
+	t := p.t
+	t.Helper()
+	srv, err := fakeanthropic.Start(script)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), claudeRunTimeout)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, p.bin, "-p", "do it", "--output-format", "stream-json", "--verbose",
+		"--model", "claude-sonnet-4-5", "--no-session-persistence", "--strict-mcp-config",
+		"--allowedTools", "Read,Write,Edit,MultiEdit",
+		"--debug-file", filepath.Join(p.root, "claude-debug.log"))
+	cmd.Dir = p.dir
+	cmd.Env = append(p.env(), "ANTHROPIC_BASE_URL="+srv.BaseURL())
+	var stdout, stderr bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	inOwnProcessGroup(cmd)
+	cmd.WaitDelay = 5 * time.Second
+	start := time.Now()
+	if err := cmd.Start(); err != nil {
+		srv.Close()
+		t.Fatalf("start claude: %v", err)
+	}
+	r := &claudeRun{provider: srv}
+	r.exitErr = cmd.Wait()
+	r.elapsed = time.Since(start)
+	_ = killGroup(cmd)
+	if err := srv.Close(); err != nil {
+		t.Errorf("fake provider: %v", err)
+	}
+	r.stdout, r.stderr = stdout.String(), stderr.String()
+	mustWrite(t, filepath.Join(p.root, "stdout.jsonl"), r.stdout)
+	mustWrite(t, filepath.Join(p.root, "stderr.log"), r.stderr)
+	var reqs strings.Builder
+	for _, q := range srv.Requests() {
+		line, _ := json.Marshal(q) // plain structs and raw JSON
+		reqs.Write(append(line, '\n'))
+	}
+	mustWrite(t, filepath.Join(p.root, "requests.jsonl"), reqs.String())
+	t.Logf("claude -p: %.1fs wall, %d requests, exit %v", r.elapsed.Seconds(), len(srv.Requests()), r.exitErr)
+	if errors.Is(ctx.Err(), context.DeadlineExceeded) {
+		t.Fatalf("claude -p did not finish within %s\n%s", claudeRunTimeout, p.diagnostics(r))
+	}
+	t.Cleanup(func() {
+		if t.Failed() {
+			t.Log(p.diagnostics(r))
+		}
+	})
+	return r
+}
+
+func (p *claudeProject) diagnostics(r *claudeRun) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "--- claude stdout (tail)\n%s\n--- claude stderr (tail)\n%s\n", tail(r.stdout, 4000), tail(r.stderr, 2000))
+	for _, q := range r.provider.Requests() {
+		fmt.Fprintf(&b, "--- request %d %s turn %d tools %d messages %d\n", q.Seq, q.Path, q.Turn, len(q.Tools), len(q.Messages))
+	}
+	for _, tr := range r.provider.ToolResults() {
+		fmt.Fprintf(&b, "--- result %s (%s, error %v): %s\n", tr.CallID, tr.Tool, tr.IsError, clip(tr.Content, 400))
+	}
+	if log, err := os.ReadFile(filepath.Join(p.root, "slim.log")); err == nil {
+		fmt.Fprintf(&b, "--- slim.log (tail)\n%s\n", tail(string(log), 3000))
+	}
+	if log, err := os.ReadFile(filepath.Join(p.root, "claude-debug.log")); err == nil {
+		fmt.Fprintf(&b, "--- claude debug log (tail)\n%s\n", tail(string(log), 4000))
+	}
+	return b.String()
+}
+
+// result is the tool result the model was sent for the i-th call of turn.
+func (r *claudeRun) result(t *testing.T, turn, i int) fakeanthropic.ToolResult {
+	t.Helper()
+	id := fakeanthropic.CallID(turn, i)
+	tr, ok := r.provider.ToolResult(id)
+	if !ok {
+		t.Fatalf("the model never received a result for %s", id)
+	}
+	return tr
+}
+
+// TestClaudeOutsideWriteDenied: Claude Code's Write of a file beside the
+// project is denied by slim's PreToolUse hook; the file never appears and
+// the model is told slim's reason.
+func TestClaudeOutsideWriteDenied(t *testing.T) {
+	p := newClaudeProject(t, map[string]string{"a.txt": "a\n"})
+	target := filepath.Join(p.outside, "evil.txt")
+	r := p.run(
+		fp.Calls(fp.Call("Write", map[string]string{"file_path": target, "content": "pwned\n"})),
+		fp.Text("done"),
+	)
+	if r.exitErr != nil {
+		t.Fatalf("claude -p failed: %v", r.exitErr)
+	}
+	wantAbsent(t, target)
+	tr := r.result(t, 0, 0)
+	if !strings.Contains(tr.Content, "Write blocked") || !strings.Contains(tr.Content, "outside") {
+		t.Errorf("the model was not told slim's reason; it got %q", tr.Content)
+	}
+}
+
+// TestClaudeRepeatedReadsStopped: the loop guard over Claude Code: from
+// the 3rd identical Read on, the result carries the notice (slim's
+// PostToolUse additionalContext, which Claude Code appends to the result),
+// and the 6th is refused before it runs.
+func TestClaudeRepeatedReadsStopped(t *testing.T) {
+	p := newClaudeProject(t, map[string]string{"a.txt": "alpha\n"})
+	read := fp.Call("Read", map[string]string{"file_path": filepath.Join(p.dir, "a.txt")})
+	script := []fp.Turn{}
+	for range 6 {
+		script = append(script, fp.Calls(read))
+	}
+	r := p.run(append(script, fp.Text("done"))...)
+	if r.exitErr != nil {
+		t.Fatalf("claude -p failed: %v", r.exitErr)
+	}
+	const notice = "[REPEATED TOOL CALLS - STOP]"
+	for turn := range 5 {
+		tr := r.result(t, turn, 0)
+		if !strings.Contains(tr.Content, "alpha") || tr.IsError {
+			t.Errorf("read %d did not run: %q", turn+1, tr.Content)
+		}
+		if got := strings.Contains(tr.Content, notice); got != (turn >= 2) {
+			t.Errorf("read %d: notice shown %v, want %v: %q", turn+1, got, turn >= 2, clip(tr.Content, 300))
+		}
+	}
+	if tr := r.result(t, 5, 0); !strings.Contains(tr.Content, `Refusing to execute "Read"`) || !tr.IsError {
+		t.Errorf("the 6th identical Read was not refused; the model got %q", tr.Content)
+	}
+}
