@@ -25,7 +25,8 @@ func hookCommand(e *env) *cli.Command {
 		Usage:     "answer one host hook request: JSON request on stdin, JSON response on stdout",
 		ArgsUsage: "before|after|event",
 		UsageText: "slim hook before|after|event < request.json\n" +
-			"slim hook --host claude-code < request.json\n\n" +
+			"slim hook --host claude-code < request.json\n" +
+			"slim hook --host codex < request.json\n\n" +
 			"Runs the guards for one tool call or host event and prints one response:\n" +
 			"{v, action: pass|mutate|block|append, args?, append?, message?, notes?}.\n" +
 			"Every decision exits 0; a bad request exits 2 and an internal failure 1, each with\n" +
@@ -39,18 +40,26 @@ func hookCommand(e *env) *cli.Command {
 			"install --claude-code writes it): Claude Code's hook JSON on stdin, its answer on stdout\n" +
 			"(permissionDecision deny with the reason, updatedInput, additionalContext; {} to let the call\n" +
 			"run). Every answer exits 0; a request slim cannot read denies Edit, MultiEdit, Write and\n" +
-			"NotebookEdit and lets any other tool run (exit 3, the error on stderr).",
+			"NotebookEdit and lets any other tool run (exit 3, the error on stderr).\n\n" +
+			"With --host codex, slim is Codex CLI's PreToolUse and PostToolUse command (slim hooks install\n" +
+			"--codex writes it): Codex's hook JSON on stdin. A refusal exits 2 with the reason on stderr; a\n" +
+			"rescued apply_patch is permissionDecision allow with the new patch as updatedInput, a loop notice\n" +
+			"additionalContext (JSON on stdout, exit 0); a pass prints nothing. A request slim cannot read\n" +
+			"refuses apply_patch and lets any other tool run (exit 3, the error on stderr).",
 		Flags: []cli.Flag{
 			&cli.BoolFlag{Name: "json", Usage: "accepted for symmetry; the output is always JSON"},
-			&cli.StringFlag{Name: "host", Usage: "answer another host's hook JSON instead of slim's protocol: claude-code"},
+			&cli.StringFlag{Name: "host", Usage: "answer another host's hook JSON instead of slim's protocol: claude-code or codex"},
 		},
 		Action: func(c *cli.Context) error {
 			if host := c.String("host"); host != "" {
-				if host != hostClaudeCode {
-					return usageErr("hook: unknown --host %q; want claude-code", host)
+				if host != hostClaudeCode && host != hostCodex {
+					return usageErr("hook: unknown --host %q; want claude-code or codex", host)
 				}
 				if c.NArg() != 0 {
-					return usageErr("hook --host %s takes no phase: Claude Code names its event in the request", host)
+					return usageErr("hook --host %s takes no phase: the host names its event in the request", host)
+				}
+				if host == hostCodex {
+					return runCodexHook(e)
 				}
 				return runClaudeHook(e)
 			}
@@ -70,8 +79,11 @@ func hookCommand(e *env) *cli.Command {
 // budget counts from here, so the time spent reading the request is part of
 // it.
 func runHook(e *env, phase protocol.Phase) (err error) {
-	if phase == hostClaudeCode {
+	switch phase {
+	case hostClaudeCode:
 		return runClaudeHook(e)
+	case hostCodex:
+		return runCodexHook(e)
 	}
 	d := newDispatcher(e)
 	ctx := newBudgetContext(d.PatchBudget)
@@ -205,22 +217,28 @@ func hookFail(e *env, err *slimerr.Error) error {
 
 // hookFastPath recognises exactly `slim hook before|after|event`, the form
 // the plugin uses, and `slim hook --host claude-code` (or --host=claude-code),
-// the form the Claude Code settings use, so run can answer them without
-// building the command tree. For the second it reports the phase
-// hostClaudeCode, which runHook hands to the Claude Code adapter.
+// the form the Claude Code settings use, and `slim hook --host codex`
+// (or --host=codex), the form Codex's hooks.json uses, so run can answer
+// them without building the command tree. For the other hosts it reports
+// the phase hostClaudeCode or hostCodex, which runHook hands to that
+// host's adapter. The plugin's form is tested first, so the other hosts
+// cost it nothing.
 func hookFastPath(args []string) (protocol.Phase, bool) {
 	if len(args) == 3 && args[1] == "hook" {
 		p := protocol.Phase(args[2])
 		if p.Valid() {
 			return p, true
 		}
-		if args[2] == "--host="+hostClaudeCode {
+		switch args[2] {
+		case "--host=" + hostClaudeCode:
 			return hostClaudeCode, true
+		case "--host=" + hostCodex:
+			return hostCodex, true
 		}
 		return "", false
 	}
-	if len(args) == 4 && args[1] == "hook" && args[2] == "--host" && args[3] == hostClaudeCode {
-		return hostClaudeCode, true
+	if len(args) == 4 && args[1] == "hook" && args[2] == "--host" && (args[3] == hostClaudeCode || args[3] == hostCodex) {
+		return protocol.Phase(args[3]), true
 	}
 	return "", false
 }

@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/slimgate/slim/hooks/claudecode"
+	"github.com/slimgate/slim/hooks/codex"
 	"github.com/slimgate/slim/hooks/install"
 	"github.com/urfave/cli/v2"
 )
@@ -18,19 +19,20 @@ func hooksCommand(e *env) *cli.Command {
 			&cli.BoolFlag{Name: "opencode", Usage: verb + " the OpenCode plugin (.opencode/plugin/slim.js)"},
 			&cli.BoolFlag{Name: "git", Usage: verb + " the git hook shims pre-commit and pre-applypatch"},
 			&cli.BoolFlag{Name: "claude-code", Usage: verb + " slim's PreToolUse and PostToolUse hooks in Claude Code's .claude/settings.json"},
-			&cli.BoolFlag{Name: "global", Usage: "with --opencode: the user-wide plugin ($XDG_CONFIG_HOME/opencode/plugin/slim.js); with --claude-code: the user's settings (~/.claude/settings.json)"},
+			&cli.BoolFlag{Name: "codex", Usage: verb + " slim's PreToolUse and PostToolUse hooks in Codex CLI's .codex/hooks.json"},
+			&cli.BoolFlag{Name: "global", Usage: "with --opencode: the user-wide plugin ($XDG_CONFIG_HOME/opencode/plugin/slim.js); with --claude-code: the user's settings (~/.claude/settings.json); with --codex: the user's hooks (~/.codex/hooks.json)"},
 			&cli.BoolFlag{Name: "json", Usage: "print {results: [{kind, path, action, note}]}"},
 		}
 	}
 	return &cli.Command{
 		Name:      "hooks",
-		Usage:     "install or remove the OpenCode plugin, the Claude Code hooks and the git hook shims",
-		UsageText: "slim hooks install|uninstall [--opencode] [--claude-code] [--git] [--global]\n\nExample:\n   slim hooks install --opencode --git",
+		Usage:     "install or remove the OpenCode plugin, the Claude Code and Codex hooks and the git hook shims",
+		UsageText: "slim hooks install|uninstall [--opencode] [--claude-code] [--codex] [--git] [--global]\n\nExample:\n   slim hooks install --opencode --git",
 		Subcommands: []*cli.Command{
 			{
 				Name:  "install",
-				Usage: "write the OpenCode plugin, the Claude Code hooks and/or the git hook shims",
-				UsageText: "slim hooks install [--opencode] [--claude-code] [--git] [--global] [--json]\n\n" +
+				Usage: "write the OpenCode plugin, the Claude Code or Codex hooks and/or the git hook shims",
+				UsageText: "slim hooks install [--opencode] [--claude-code] [--codex] [--git] [--global] [--json]\n\n" +
 					"The plugin goes to .opencode/plugin/slim.js at the git worktree top (else the current\n" +
 					"directory), or with --global to $XDG_CONFIG_HOME/opencode/plugin/slim.js. The git shims go\n" +
 					"to the repository's hooks directory (core.hooksPath honoured); an existing hook is moved\n" +
@@ -40,17 +42,20 @@ func hooksCommand(e *env) *cli.Command {
 					"--claude-code adds `slim hook --host claude-code` as a PreToolUse and a PostToolUse hook to\n" +
 					".claude/settings.json at the worktree top (with --global to ~/.claude/settings.json, or\n" +
 					"$CLAUDE_CONFIG_DIR/settings.json), keeping every other setting and hook; a settings file\n" +
-					"that is not a JSON object, or is a link, is left untouched (exit 5).\n\n" +
-					"Examples:\n   slim hooks install --opencode --git\n   slim hooks install --opencode --global\n   slim hooks install --claude-code",
+					"that is not a JSON object, or is a link, is left untouched (exit 5).\n" +
+					"--codex does the same for `slim hook --host codex` in .codex/hooks.json at the worktree top\n" +
+					"(with --global $CODEX_HOME/hooks.json, ~/.codex/hooks.json by default) and says what to do\n" +
+					"when Codex asks to trust the new hooks.\n\n" +
+					"Examples:\n   slim hooks install --opencode --git\n   slim hooks install --opencode --global\n   slim hooks install --claude-code\n   slim hooks install --codex",
 				Flags:  flags("install"),
 				Action: func(c *cli.Context) error { return runHooks(e, c, true) },
 			},
 			{
 				Name:  "uninstall",
 				Usage: "remove what `slim hooks install` wrote and restore chained git hooks",
-				UsageText: "slim hooks uninstall [--opencode] [--claude-code] [--git] [--global] [--json]\n\n" +
+				UsageText: "slim hooks uninstall [--opencode] [--claude-code] [--codex] [--git] [--global] [--json]\n\n" +
 					"Only files slim wrote are removed; a git hook that was moved aside is put back. From\n" +
-					"Claude Code's settings only slim's own hook entries are removed.\n\n" +
+					"Claude Code's settings and Codex's hooks.json only slim's own hook entries are removed.\n\n" +
 					"Example:\n   slim hooks uninstall --git",
 				Flags:  flags("remove"),
 				Action: func(c *cli.Context) error { return runHooks(e, c, false) },
@@ -60,24 +65,25 @@ func hooksCommand(e *env) *cli.Command {
 }
 
 // claudeHookTimeout is the timeout, in seconds, slim's entries give Claude
-// Code for one hook run: far above what a check takes, and well below
-// Claude Code's own default of a minute, so that a slim that hangs (a
-// state file on a stalled disk) costs seconds, after which the call runs.
+// Code and Codex for one hook run: far above what a check takes, and well
+// below the hosts' own defaults (a minute for Claude Code, ten for Codex),
+// so that a slim that hangs (a state file on a stalled disk) costs
+// seconds, after which the call runs.
 const claudeHookTimeout = 10
 
 func runHooks(e *env, c *cli.Context, installing bool) error {
 	if c.NArg() > 0 {
 		return usageErr("hooks %s takes no arguments (got %q)", c.Command.Name, c.Args().First())
 	}
-	doOpenCode, doGit, doClaude, global := c.Bool("opencode"), c.Bool("git"), c.Bool("claude-code"), c.Bool("global")
-	if !doOpenCode && !doGit && !doClaude {
+	doOpenCode, doGit, doClaude, doCodex, global := c.Bool("opencode"), c.Bool("git"), c.Bool("claude-code"), c.Bool("codex"), c.Bool("global")
+	if !doOpenCode && !doGit && !doClaude && !doCodex {
 		if !global {
-			return usageErr("say what to %s: --opencode, --claude-code, --git, or several (for example: slim hooks %s --opencode --git)", c.Command.Name, c.Command.Name)
+			return usageErr("say what to %s: --opencode, --claude-code, --codex, --git, or several (for example: slim hooks %s --opencode --git)", c.Command.Name, c.Command.Name)
 		}
 		doOpenCode = true
 	}
 	if global && doGit {
-		return usageErr("--global applies to the OpenCode plugin and the Claude Code hooks only; git hooks are installed per repository")
+		return usageErr("--global applies to the OpenCode plugin and the Claude Code hooks only, and likewise to the Codex hooks; git hooks are installed per repository")
 	}
 	cwd, err := os.Getwd()
 	if err != nil {
@@ -97,6 +103,12 @@ func runHooks(e *env, c *cli.Context, installing bool) error {
 				line += " (" + r.Note + ")"
 			}
 			fmt.Fprintln(e.stdout, line)
+		}
+		for _, r := range results {
+			if install.NeedsTrust(r) {
+				fmt.Fprintln(e.stdout, install.CodexTrust)
+				break
+			}
 		}
 		return err
 	}
@@ -133,6 +145,29 @@ func runHooks(e *env, c *cli.Context, installing bool) error {
 			r, err = install.ClaudeCode(path, guard, h)
 		} else {
 			r, err = install.UninstallClaudeCode(path, guard, h)
+		}
+		if r.Action != "" {
+			results = append(results, r)
+		}
+		if err != nil {
+			return finish(err)
+		}
+	}
+	if doCodex {
+		path, guard, err := install.CodexPath(cwd, global, os.Getenv)
+		if err != nil {
+			return finish(err)
+		}
+		h := install.CodexHooks{
+			Command:    "slim " + strings.Join(codexArgs(), " "),
+			PreMatcher: strings.Join(codex.PreToolUseTools(), "|"),
+			Timeout:    claudeHookTimeout,
+		}
+		var r install.Result
+		if installing {
+			r, err = install.Codex(path, guard, h)
+		} else {
+			r, err = install.UninstallCodex(path, guard, h)
 		}
 		if r.Action != "" {
 			results = append(results, r)
