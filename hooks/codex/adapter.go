@@ -105,7 +105,9 @@ func (a *Adapter) Malformed(raw []byte, err error) (ans Answer, ok bool) {
 
 // host is the dispatcher's view of the Codex process: the session's
 // directory is the request's cwd, where Codex resolves a patch's relative
-// paths, on the running system's path rules.
+// paths and runs its hooks (a request without one is taken to mean the
+// hook's working directory, as in slim's own protocol), on the running
+// system's path rules.
 func host(in *Input) protocol.Host {
 	platform := runtime.GOOS
 	if platform == "windows" {
@@ -130,11 +132,6 @@ func (a *Adapter) request(phase protocol.Phase, in *Input) *protocol.Request {
 }
 
 func (a *Adapter) pre(ctx context.Context, in *Input) Answer {
-	if in.ToolName == PatchTool && in.Cwd == "" {
-		// Without the session's directory a relative patch path cannot be
-		// placed, so nothing can be checked.
-		return Answer{Deny: "apply_patch blocked: slim could not check this patch, so it was not applied: the request names no cwd"}
-	}
 	resp := a.Dispatcher.HandleContext(ctx, a.request(protocol.Before, in))
 	a.logNotes(in, resp)
 	switch resp.Action {

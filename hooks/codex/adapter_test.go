@@ -224,7 +224,6 @@ func TestMalformedRequests(t *testing.T) {
 		{"apply_patch command not a string", `{"hook_event_name":"PreToolUse","tool_name":"apply_patch","tool_input":{"command":["a"]}}`, true},
 		{"apply_patch without command", `{"hook_event_name":"PreToolUse","tool_name":"apply_patch","tool_input":{}}`, true},
 		{"apply_patch without an event", `{"tool_name":"apply_patch","tool_input":{}}`, true},
-		{"apply_patch without cwd", `{"hook_event_name":"PreToolUse","tool_name":"apply_patch","tool_input":{"command":"*** Begin Patch\n*** End Patch\n"}}`, true},
 		{"cut-off Bash", `{"hook_event_name":"PreToolUse","tool_name":"Bash","tool_input":`, false},
 		{"apply_patch after it ran", `{"hook_event_name":"PostToolUse","tool_name":"apply_patch","tool_input":[]}`, false},
 		{"nothing readable", `not json`, false},
