@@ -352,20 +352,8 @@ func observeTaskEvent(e *env, h protocol.Host, ev protocol.EventInfo) error {
 	default:
 		return nil
 	}
-	getenv := e.cfg.getenv
-	if getenv == nil {
-		getenv = os.Getenv
-	}
-	server := h.ServerURL
-	if server == "" {
-		server = getenv("SLIM_OPENCODE_URL")
-	}
-	dir := h.Directory
-	if dir == "" || server == "" {
-		return nil
-	}
-	cfg, err := tasksConfig(getenv)
-	if err != nil {
+	cfg, sc, ok, err := hookTaskScope(e, h)
+	if !ok || err != nil {
 		return err
 	}
 	tev := tasks.Event{Type: ev.Type, SessionID: ev.SessionID, MessageID: ev.MessageID, Agent: ev.Agent, Status: ev.Status}
@@ -373,12 +361,13 @@ func observeTaskEvent(e *env, h protocol.Host, ev protocol.EventInfo) error {
 		x := ev.External == "true"
 		tev.External = &x
 	}
-	return tasks.ObserveTracked(context.Background(), cfg, tasks.HostScope{Directory: dir, ServerURL: server, Flavor: h.Generation}, tev)
+	return tasks.ObserveTracked(context.Background(), cfg, sc, tev)
 }
 
-// observeNativeTask hands one call of the host's own task tool to the
-// background task tools, which track the subagent session it started.
-func observeNativeTask(e *env, h protocol.Host, sessionID string, args, output any) error {
+// hookTaskScope is the task scope of a hook request's host: its directory
+// and its server (SLIM_OPENCODE_URL when the host names none). ok is false
+// when either is missing: then the request is not the task tools'.
+func hookTaskScope(e *env, h protocol.Host) (tasks.Config, tasks.HostScope, bool, error) {
 	getenv := e.cfg.getenv
 	if getenv == nil {
 		getenv = os.Getenv
@@ -387,18 +376,28 @@ func observeNativeTask(e *env, h protocol.Host, sessionID string, args, output a
 	if server == "" {
 		server = getenv("SLIM_OPENCODE_URL")
 	}
-	text, ok := output.(string)
-	if !ok || h.Directory == "" || server == "" || sessionID == "" {
+	if h.Directory == "" || server == "" {
+		return tasks.Config{}, tasks.HostScope{}, false, nil
+	}
+	cfg, err := tasksConfig(getenv)
+	return cfg, tasks.HostScope{Directory: h.Directory, ServerURL: server, Flavor: h.Generation}, err == nil, err
+}
+
+// observeNativeTask hands one call of the host's own task tool to the
+// background task tools, which track the subagent session it started.
+func observeNativeTask(e *env, h protocol.Host, sessionID string, args, output any) error {
+	text, isText := output.(string)
+	if !isText || sessionID == "" {
 		return nil
+	}
+	cfg, sc, ok, err := hookTaskScope(e, h)
+	if !ok || err != nil {
+		return err
 	}
 	a, _ := args.(map[string]any)
 	str := func(k string) string { s, _ := a[k].(string); return s }
 	bg, _ := a["background"].(bool)
-	cfg, err := tasksConfig(getenv)
-	if err != nil {
-		return err
-	}
-	return tasks.ObserveNativeTask(context.Background(), cfg, tasks.HostScope{Directory: h.Directory, ServerURL: server, Flavor: h.Generation}, tasks.NativeTask{
+	return tasks.ObserveNativeTask(context.Background(), cfg, sc, tasks.NativeTask{
 		Parent: sessionID, Agent: str("subagent_type"), Description: str("description"), Prompt: str("prompt"), Background: bg, Output: text,
 	})
 }
