@@ -1,0 +1,326 @@
+package e2e
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	fp "github.com/slimgate/slim/fixtures/fakeprovider"
+	"github.com/slimgate/slim/fixtures/fakeresponses"
+)
+
+// codexPinnedVersion is the Codex CLI release these tests are written
+// against.
+const codexPinnedVersion = "0.171.0"
+
+// codexModel is a model Codex knows without asking a server, one it offers
+// apply_patch to (as a freeform tool).
+const codexModel = "gpt-5.5"
+
+// codexRunTimeout is the hard cap on one `codex exec`; its process group is
+// killed when it is reached. A healthy run takes a few seconds.
+const codexRunTimeout = 90 * time.Second
+
+var codexSuite struct {
+	once sync.Once
+	bin  string
+	err  error
+}
+
+// codexBinary returns the codex binary: SLIM_E2E_CODEX, else the one in
+// node_modules. Codex is not yet among the hosts e2e/package.json pins, so
+// a missing one skips the test even under SLIM_E2E=require; one that is
+// there must be the pinned release.
+func codexBinary(t *testing.T) string {
+	t.Helper()
+	if e2eMode() == "off" {
+		t.Skip("SLIM_E2E=off")
+	}
+	codexSuite.once.Do(func() {
+		bin := os.Getenv("SLIM_E2E_CODEX")
+		if bin == "" {
+			bin = filepath.Join("node_modules", ".bin", "codex")
+		}
+		abs, err := filepath.Abs(bin)
+		if err != nil {
+			codexSuite.err = fmt.Errorf("locate codex: %w", err)
+			return
+		}
+		if _, err := os.Stat(abs); err != nil {
+			codexSuite.bin, codexSuite.err = "", errors.New("missing")
+			return
+		}
+		ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+		defer cancel()
+		cmd := exec.CommandContext(ctx, abs, "--version")
+		cmd.Env = cleanEnv(filepath.Join(os.TempDir(), "slim-e2e-codex-version"))
+		out, err := cmd.CombinedOutput()
+		if err != nil {
+			codexSuite.err = fmt.Errorf("codex --version: %w: %s", err, bytes.TrimSpace(out))
+			return
+		}
+		// The version is the last line; warnings about its home come first.
+		lines := strings.Split(strings.TrimSpace(string(out)), "\n")
+		if v := strings.TrimPrefix(lines[len(lines)-1], "codex-cli "); v != codexPinnedVersion {
+			codexSuite.err = fmt.Errorf("codex is version %q, want %s (npm install @openai/codex@%s)", v, codexPinnedVersion, codexPinnedVersion)
+			return
+		}
+		codexSuite.bin = abs
+	})
+	if codexSuite.err != nil && codexSuite.err.Error() == "missing" {
+		t.Skipf("codex %s is not installed (npm install @openai/codex@%s in e2e, or SLIM_E2E_CODEX=<codex>)", codexPinnedVersion, codexPinnedVersion)
+	}
+	if codexSuite.err != nil {
+		t.Fatal(codexSuite.err)
+	}
+	return codexSuite.bin
+}
+
+// codexProject is one throw-away git project with slim's Codex hooks
+// installed by the real `slim hooks install --codex`, and an isolated home
+// and CODEX_HOME for the host.
+type codexProject struct {
+	t       *testing.T
+	bin     string
+	root    string
+	dir     string // the project (git work tree, host cwd)
+	outside string // beside the project
+	home    string
+	codex   string // CODEX_HOME
+	pathDir string // holds the `slim` the hook command runs
+}
+
+func newCodexProject(t *testing.T, files map[string]string) *codexProject {
+	t.Helper()
+	bin := codexBinary(t)
+	root := t.TempDir()
+	if keep := os.Getenv("SLIM_E2E_KEEP"); keep != "" {
+		root = filepath.Join(keep, unsafeName.ReplaceAllString(t.Name(), "_"))
+		if err := os.RemoveAll(root); err != nil {
+			t.Fatal(err)
+		}
+	}
+	p := &codexProject{t: t, bin: bin, root: root, dir: filepath.Join(root, "proj"), outside: filepath.Join(root, "outside"),
+		home: filepath.Join(root, "home"), codex: filepath.Join(root, "codex-home"), pathDir: filepath.Join(root, "bin")}
+	for _, d := range []string{p.dir, p.outside, p.home, p.codex, p.pathDir, filepath.Join(root, "tmp"), filepath.Join(root, "slim-state")} {
+		mustMkdir(t, d)
+	}
+	if err := os.Symlink(slimBinary(t), filepath.Join(p.pathDir, "slim")); err != nil {
+		t.Fatal(err)
+	}
+	for rel, content := range files {
+		full := filepath.Join(p.dir, filepath.FromSlash(rel))
+		mustMkdir(t, filepath.Dir(full))
+		mustWrite(t, full, content)
+	}
+	p.git("init", "-q")
+	p.slim("hooks", "install", "--codex")
+	p.git("add", "-A")
+	p.git("commit", "-q", "-m", "initial")
+	return p
+}
+
+func (p *codexProject) env() []string {
+	env := cleanEnv(p.home)
+	env[0] = "PATH=" + p.pathDir + string(os.PathListSeparator) + cleanPath()
+	return append(env,
+		"CODEX_HOME="+p.codex,
+		"SLIM_E2E_FAKE_KEY=sk-e2e-dummy",
+		"TMPDIR="+filepath.Join(p.root, "tmp"),
+		"SLIM_STATE_DIR="+filepath.Join(p.root, "slim-state"),
+		"SLIM_LOG_FILE="+filepath.Join(p.root, "slim.log"),
+		"SLIM_LOG_LEVEL=debug",
+	)
+}
+
+func (p *codexProject) git(args ...string) {
+	p.t.Helper()
+	cmd := exec.Command("git", append([]string{"-c", "user.name=e2e", "-c", "user.email=e2e@example.invalid", "-c", "init.defaultBranch=main"}, args...)...)
+	cmd.Dir = p.dir
+	cmd.Env = p.env()
+	if out, err := cmd.CombinedOutput(); err != nil {
+		p.t.Fatalf("git %s: %v\n%s", strings.Join(args, " "), err, out)
+	}
+}
+
+func (p *codexProject) slim(args ...string) {
+	p.t.Helper()
+	cmd := exec.Command(filepath.Join(p.pathDir, "slim"), args...)
+	cmd.Dir = p.dir
+	cmd.Env = p.env()
+	if out, err := cmd.CombinedOutput(); err != nil {
+		p.t.Fatalf("slim %s: %v\n%s", strings.Join(args, " "), err, out)
+	}
+}
+
+// codexRun is what one `codex exec` left behind.
+type codexRun struct {
+	provider *fakeresponses.Server
+	stdout   string
+	stderr   string
+	exitErr  error
+}
+
+// run starts `codex exec` in the project against a fake provider serving
+// script and waits for it. Codex's config points it at the provider and
+// trusts the project (whose .codex layer holds slim's hooks only then);
+// --dangerously-bypass-hook-trust stands in for the user trusting the new
+// hooks in /hooks, which a headless run cannot do.
+func (p *codexProject) run(script ...fp.Turn) *codexRun {
+	t := p.t
+	t.Helper()
+	srv, err := fakeresponses.Start(script)
+	if err != nil {
+		t.Fatal(err)
+	}
+	config := fmt.Sprintf("model = %q\nmodel_provider = \"fake\"\ncheck_for_update_on_startup = false\n\n"+
+		"[model_providers.fake]\nname = \"fake\"\nbase_url = %q\nenv_key = \"SLIM_E2E_FAKE_KEY\"\nwire_api = \"responses\"\n"+
+		"request_max_retries = 0\nstream_max_retries = 0\n\n[projects.%q]\ntrust_level = \"trusted\"\n", codexModel, srv.BaseURL(), p.dir)
+	mustWrite(t, filepath.Join(p.codex, "config.toml"), config)
+	ctx, cancel := context.WithTimeout(context.Background(), codexRunTimeout)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, p.bin, "exec", "--dangerously-bypass-hook-trust", "-s", "workspace-write", "do it")
+	cmd.Dir = p.dir
+	cmd.Env = p.env()
+	var stdout, stderr bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	inOwnProcessGroup(cmd)
+	cmd.WaitDelay = 5 * time.Second
+	start := time.Now()
+	if err := cmd.Start(); err != nil {
+		srv.Close()
+		t.Fatalf("start codex: %v", err)
+	}
+	r := &codexRun{provider: srv}
+	r.exitErr = cmd.Wait()
+	_ = killGroup(cmd)
+	if err := srv.Close(); err != nil {
+		t.Errorf("fake provider: %v", err)
+	}
+	r.stdout, r.stderr = stdout.String(), stderr.String()
+	mustWrite(t, filepath.Join(p.root, "stdout.log"), r.stdout)
+	mustWrite(t, filepath.Join(p.root, "stderr.log"), r.stderr)
+	t.Logf("codex exec: %.1fs wall, %d requests, exit %v", time.Since(start).Seconds(), len(srv.Requests()), r.exitErr)
+	if errors.Is(ctx.Err(), context.DeadlineExceeded) {
+		t.Fatalf("codex exec did not finish within %s\n%s", codexRunTimeout, p.diagnostics(r))
+	}
+	t.Cleanup(func() {
+		if t.Failed() {
+			t.Log(p.diagnostics(r))
+		}
+	})
+	return r
+}
+
+func (p *codexProject) diagnostics(r *codexRun) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "--- codex stdout (tail)\n%s\n--- codex stderr (tail)\n%s\n", tail(r.stdout, 3000), tail(r.stderr, 4000))
+	for _, q := range r.provider.Requests() {
+		fmt.Fprintf(&b, "--- request %d %s turn %d tools %v\n", q.Seq, q.Path, q.Turn, q.Tools)
+		for _, o := range q.ToolOutputs() {
+			fmt.Fprintf(&b, "    output %s: %s\n", o.CallID, clip(o.Output, 400))
+		}
+	}
+	if log, err := os.ReadFile(filepath.Join(p.root, "slim.log")); err == nil {
+		fmt.Fprintf(&b, "--- slim.log (tail)\n%s\n", tail(string(log), 3000))
+	}
+	return b.String()
+}
+
+// output is the tool output the model was sent for the i-th call of turn.
+func (r *codexRun) output(t *testing.T, turn, i int) string {
+	t.Helper()
+	id := fakeresponses.CallID(turn, i)
+	o, ok := r.provider.ToolOutput(id)
+	if !ok {
+		t.Fatalf("the model never received an output for %s", id)
+	}
+	return o.Output
+}
+
+const codexGreet = "def greet(name):\n    message = \u201cHello, \u201d + name   \n    print(message)\n    return message\n"
+
+// TestCodexStalePatchRescued: a patch whose context line lost the file's
+// curly quotes and trailing blanks is rewritten by slim's PreToolUse
+// answer (allow with updatedInput), Codex applies the rewritten patch, and
+// only the print line changes.
+func TestCodexStalePatchRescued(t *testing.T) {
+	p := newCodexProject(t, map[string]string{"greet.py": codexGreet})
+	stale := "*** Begin Patch\n*** Update File: greet.py\n@@ def greet(name):\n     message = \"Hello, \" + name\n-    print(message)\n+    print(message.upper())\n     return message\n*** End Patch\n"
+	r := p.run(fp.Calls(fp.Call("apply_patch", stale)), fp.Text("done"))
+	if r.exitErr != nil {
+		t.Fatalf("codex exec failed: %v", r.exitErr)
+	}
+	if out := r.output(t, 0, 0); !strings.Contains(out, "Success") {
+		t.Errorf("the patch was not applied; the model got %q", out)
+	}
+	got, err := os.ReadFile(filepath.Join(p.dir, "greet.py"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := strings.Replace(codexGreet, "print(message)", "print(message.upper())", 1); string(got) != want {
+		t.Errorf("greet.py\n got %q\nwant %q", got, want)
+	}
+	if log, _ := os.ReadFile(filepath.Join(p.root, "slim.log")); !strings.Contains(string(log), "apply_patch: rescued") {
+		t.Errorf("slim did not rescue the patch (Codex may have matched it alone); slim.log:\n%s", tail(string(log), 2000))
+	}
+}
+
+// TestCodexOutsidePatchRefused: a patch that adds a file beside the
+// project (where Codex's own workspace-write sandbox would let it write,
+// since the temporary directory is writable) is refused by slim's
+// PreToolUse hook: the file never appears and the model is told slim's
+// reason.
+func TestCodexOutsidePatchRefused(t *testing.T) {
+	p := newCodexProject(t, map[string]string{"a.txt": "a\n"})
+	patch := "*** Begin Patch\n*** Add File: ../outside/evil.txt\n+pwned\n*** End Patch\n"
+	r := p.run(fp.Calls(fp.Call("apply_patch", patch)), fp.Text("done"))
+	if r.exitErr != nil {
+		t.Fatalf("codex exec failed: %v", r.exitErr)
+	}
+	wantAbsent(t, filepath.Join(p.outside, "evil.txt"))
+	if out := r.output(t, 0, 0); !strings.Contains(out, "apply_patch blocked") || !strings.Contains(out, "outside") {
+		t.Errorf("the model was not told slim's reason; it got %q", out)
+	}
+}
+
+// TestCodexRepeatedCommandNoticed: the loop guard over Codex: from the 3rd
+// identical shell command with an identical result, slim's PostToolUse
+// additionalContext carries the notice, which Codex passes on to the
+// model.
+func TestCodexRepeatedCommandNoticed(t *testing.T) {
+	p := newCodexProject(t, map[string]string{"a.txt": "alpha\n"})
+	call := fp.Call("exec_command", map[string]string{"cmd": "cat a.txt"})
+	r := p.run(fp.Calls(call), fp.Calls(call), fp.Calls(call), fp.Calls(call), fp.Text("done"))
+	if r.exitErr != nil {
+		t.Fatalf("codex exec failed: %v", r.exitErr)
+	}
+	const notice = "[REPEATED TOOL CALLS - STOP]"
+	for turn := range 4 {
+		if out := r.output(t, turn, 0); !strings.Contains(out, "alpha") {
+			t.Errorf("command %d did not run: %q", turn+1, out)
+		}
+	}
+	// The request answering turn k has seen the results of k commands.
+	seen := map[int]bool{}
+	for _, q := range r.provider.Requests() {
+		if q.Turn < 0 {
+			continue
+		}
+		seen[q.Turn] = true
+		if got := strings.Contains(string(q.Body), notice); got != (q.Turn >= 3) {
+			t.Errorf("after %d identical commands: notice shown %v, want %v", q.Turn, got, q.Turn >= 3)
+		}
+	}
+	if !seen[4] {
+		t.Errorf("the run did not reach the 5th turn: %v", seen)
+	}
+}
