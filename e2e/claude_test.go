@@ -317,3 +317,48 @@ func TestClaudeRepeatedReadsStopped(t *testing.T) {
 		t.Errorf("the 6th identical Read was not refused; the model got %q", tr.Content)
 	}
 }
+
+// TestClaudeDriftedEditNeverReachesHooks pins down why slim's Edit rescue
+// (hooks/claudecode/edit.go) does not act in this Claude Code release: an
+// Edit whose old_string is not in the file as written (here: straight
+// quotes where the file has curly ones, trailing spaces lost) is refused by
+// Claude Code's own input validation, which runs before the PreToolUse
+// hooks, so no hook is asked. When a release asks the hooks first, this
+// test fails, and the rescue then applies: turn it into a test that the
+// edit is rescued.
+func TestClaudeDriftedEditNeverReachesHooks(t *testing.T) {
+	const before = "def greet(name):\n    message = \u201cHello, \u201d + name   \n    print(message)\n    return message\n"
+	p := newClaudeProject(t, map[string]string{"greet.py": before})
+	path := filepath.Join(p.dir, "greet.py")
+	r := p.run(
+		fp.Calls(fp.Call("Read", map[string]string{"file_path": path})),
+		fp.Calls(fp.Call("Edit", map[string]string{"file_path": path,
+			"old_string": "    message = \"Hello, \" + name\n    print(message)\n",
+			"new_string": "    message = \"Hello, \" + name\n    print(message.upper())\n"})),
+		// An Edit whose old_string is in the file: the control, which does
+		// reach slim's PreToolUse.
+		fp.Calls(fp.Call("Edit", map[string]string{"file_path": path, "old_string": "    return message\n", "new_string": "    return None\n"})),
+		fp.Text("done"),
+	)
+	if r.exitErr != nil {
+		t.Fatalf("claude -p failed: %v", r.exitErr)
+	}
+	if tr := r.result(t, 1, 0); !tr.IsError || !strings.Contains(tr.Content, "String to replace not found in file") {
+		t.Errorf("Claude Code no longer refuses the drifted Edit itself; the model got %q", tr.Content)
+	}
+	if tr := r.result(t, 2, 0); tr.IsError {
+		t.Errorf("the control Edit failed: %q", tr.Content)
+	}
+	debug, err := os.ReadFile(filepath.Join(p.root, "claude-debug.log"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	// One PreToolUse for the two Edits: the control's.
+	if n := bytes.Count(debug, []byte("PreToolUse:Edit [slim hook --host claude-code] finished")); n != 1 {
+		t.Errorf("slim's PreToolUse ran %d times for the two Edits, want once (the control only); if twice, Claude Code now asks the hooks about a drifted Edit and slim's Edit rescue can act: test it here", n)
+	}
+	want := strings.Replace(before, "return message", "return None", 1)
+	if got, _ := os.ReadFile(path); string(got) != want {
+		t.Errorf("greet.py\n got %q\nwant %q", got, want)
+	}
+}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"path/filepath"
 	"runtime"
 	"strings"
 
@@ -169,6 +170,29 @@ func (a *Adapter) pre(ctx context.Context, in *Input) Output {
 		return deny(resp.Message)
 	case protocol.Mutate:
 		return Output{HookSpecificOutput: &Specific{HookEventName: PreToolUse, UpdatedInput: resp.Args}}
+	}
+	if in.ToolName == "Edit" || in.ToolName == "MultiEdit" {
+		return a.rescueEdit(in)
+	}
+	return Output{}
+}
+
+// rescueEdit answers an Edit or MultiEdit whose target is inside: a
+// drifted old_string rescued (updatedInput), one that fits several places
+// denied with their lines, anything else passed (see edit.go).
+func (a *Adapter) rescueEdit(in *Input) Output {
+	target, _ := in.ToolInput["file_path"].(string)
+	if !filepath.IsAbs(target) {
+		target = filepath.Join(a.host(in).Directory, target)
+	}
+	res := rescueEdits(in.ToolName, target, in.ToolInput)
+	switch {
+	case res.refusal != "":
+		a.Log.Info().Str("tool", in.ToolName).Str("target", target).Msg("drifted edit is ambiguous; denied")
+		return deny(res.refusal)
+	case res.updated != nil:
+		a.Log.Info().Str("tool", in.ToolName).Str("target", target).Strs("notes", res.notes).Msg("edit rescued")
+		return Output{HookSpecificOutput: &Specific{HookEventName: PreToolUse, UpdatedInput: res.updated}}
 	}
 	return Output{}
 }
