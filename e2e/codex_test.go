@@ -35,10 +35,10 @@ var codexSuite struct {
 	err  error
 }
 
-// codexBinary returns the codex binary: SLIM_E2E_CODEX, else the one in
-// node_modules. Codex is not yet among the hosts e2e/package.json pins, so
-// a missing one skips the test even under SLIM_E2E=require; one that is
-// there must be the pinned release.
+// codexBinary returns the codex binary: SLIM_E2E_CODEX, else the one
+// e2e/package.json pins in node_modules (scripts/e2e-setup.sh installs
+// it). A missing one skips the test, or fails it under SLIM_E2E=require;
+// one that is there must be the pinned release.
 func codexBinary(t *testing.T) string {
 	t.Helper()
 	if e2eMode() == "off" {
@@ -76,7 +76,7 @@ func codexBinary(t *testing.T) string {
 		codexSuite.bin = abs
 	})
 	if codexSuite.err != nil && codexSuite.err.Error() == "missing" {
-		t.Skipf("codex %s is not installed (npm install @openai/codex@%s in e2e, or SLIM_E2E_CODEX=<codex>)", codexPinnedVersion, codexPinnedVersion)
+		unavailable(t, "codex %s is not installed (scripts/e2e-setup.sh installs it; or SLIM_E2E_CODEX=<codex>)", codexPinnedVersion)
 	}
 	if codexSuite.err != nil {
 		t.Fatal(codexSuite.err)

@@ -1,9 +1,10 @@
 #!/usr/bin/env bash
 # Installs what the end-to-end tests (go test ./e2e/...) need:
 #   - the pinned OpenCode host, opencode-ai from e2e/package-lock.json, and the
-#     pinned ast-grep, @ast-grep/cli, and the pinned Claude Code host,
-#     @anthropic-ai/claude-code, into e2e/node_modules (skipped when the
-#     pinned versions are already there); the ast-grep tests of
+#     pinned ast-grep, @ast-grep/cli, the pinned Claude Code host,
+#     @anthropic-ai/claude-code, and the pinned Codex CLI, @openai/codex,
+#     into e2e/node_modules (skipped when the pinned versions are already
+#     there); the ast-grep tests of
 #     search/astgrep, cmd/slim and e2e run e2e/node_modules/.bin/ast-grep;
 #   - ripgrep (rg) on PATH, which the host's grep and glob tools run (without it
 #     the host tries to download one from the internet).
@@ -16,6 +17,7 @@ locked() { node -p 'require(process.argv[1]).packages["node_modules/" + process.
 want="$(locked opencode-ai)"
 want_ag="ast-grep $(locked @ast-grep/cli)"
 want_cc="$(locked @anthropic-ai/claude-code) (Claude Code)"
+want_cx="codex-cli $(locked @openai/codex)"
 
 die() { echo "e2e-setup: $*" >&2; exit 1; }
 
@@ -34,11 +36,16 @@ have_cc() {
 	[ -x "$e2e/node_modules/.bin/claude" ] || return 0
 	DISABLE_AUTOUPDATER=1 CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC=1 timeout 60 "$e2e/node_modules/.bin/claude" --version 2>/dev/null || true
 }
+have_cx() {
+	[ -x "$e2e/node_modules/.bin/codex" ] || return 0
+	CODEX_HOME="$(mktemp -d)" timeout 60 "$e2e/node_modules/.bin/codex" --version 2>/dev/null | tail -n1 || true
+}
 have="$(have_oc)"
 have_ag_v="$(have_ag)"
 have_cc_v="$(have_cc)"
-if [ "$have" = "$want" ] && [ "$have_ag_v" = "$want_ag" ] && [ "$have_cc_v" = "$want_cc" ]; then
-	echo "e2e-setup: opencode $have, $have_ag_v and claude $have_cc_v already installed"
+have_cx_v="$(have_cx)"
+if [ "$have" = "$want" ] && [ "$have_ag_v" = "$want_ag" ] && [ "$have_cc_v" = "$want_cc" ] && [ "$have_cx_v" = "$want_cx" ]; then
+	echo "e2e-setup: opencode $have, $have_ag_v, claude $have_cc_v and $have_cx_v already installed"
 else
 	echo "e2e-setup: installing opencode-ai@$want, @ast-grep/cli (${want_ag#ast-grep }) and @anthropic-ai/claude-code (${want_cc% (*}) from e2e/package-lock.json"
 	# `npm ci` would be the natural command, but it insists that every optional
@@ -51,6 +58,7 @@ else
 	[ "$have" = "$want" ] || rm -rf "$e2e/node_modules/opencode-ai" "$e2e/node_modules/opencode-linux-"*
 	[ "$have_ag_v" = "$want_ag" ] || rm -rf "$e2e/node_modules/@ast-grep"
 	[ "$have_cc_v" = "$want_cc" ] || rm -rf "$e2e/node_modules/@anthropic-ai/claude-code" "$e2e/node_modules/@anthropic-ai/claude-code-"*
+	[ "$have_cx_v" = "$want_cx" ] || rm -rf "$e2e/node_modules/@openai/codex"*
 	lock_copy="$(mktemp)"
 	trap 'rm -f "$lock_copy"' EXIT
 	cp "$e2e/package-lock.json" "$lock_copy"
@@ -68,7 +76,9 @@ else
 	[ "$have_ag_v" = "$want_ag" ] || die "e2e/node_modules/.bin/ast-grep --version says '$have_ag_v', want '$want_ag'"
 	have_cc_v="$(have_cc)"
 	[ "$have_cc_v" = "$want_cc" ] || die "e2e/node_modules/.bin/claude --version says '$have_cc_v', want '$want_cc'"
-	echo "e2e-setup: opencode $have, $have_ag_v and claude $have_cc_v installed"
+	have_cx_v="$(have_cx)"
+	[ "$have_cx_v" = "$want_cx" ] || die "e2e/node_modules/.bin/codex --version says '$have_cx_v', want '$want_cx'"
+	echo "e2e-setup: opencode $have, $have_ag_v, claude $have_cc_v and $have_cx_v installed"
 fi
 
 if command -v rg >/dev/null; then
