@@ -2,14 +2,13 @@ package claudecode
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"path/filepath"
-	"runtime"
 	"strings"
 
 	"github.com/rs/zerolog"
 	"github.com/slimgate/slim/hooks"
+	"github.com/slimgate/slim/hooks/internal/hookcmd"
 	"github.com/slimgate/slim/hooks/loopguard"
 	"github.com/slimgate/slim/hooks/protocol"
 	"github.com/slimgate/slim/worktree"
@@ -125,7 +124,7 @@ func (a *Adapter) Handle(ctx context.Context, in *Input) Output {
 // cannot check does not run. Otherwise ok is false and the caller reports
 // err as a non-blocking error, which lets the call run.
 func (a *Adapter) Malformed(raw []byte, err error) (out Output, ok bool) {
-	event, tool := peek(raw)
+	event, tool := hookcmd.Peek(raw)
 	if event == PostToolUse || !IsWriteTool(tool) {
 		return Output{}, false
 	}
@@ -145,11 +144,7 @@ func (a *Adapter) host(in *Input) protocol.Host {
 	if dir == "" {
 		dir = in.Cwd
 	}
-	platform := runtime.GOOS
-	if platform == "windows" {
-		platform = "win32"
-	}
-	return protocol.Host{Generation: "v2", Platform: platform, Directory: dir, Cwd: in.Cwd}
+	return protocol.Host{Generation: "v2", Platform: hookcmd.Platform(), Directory: dir, Cwd: in.Cwd}
 }
 
 func (a *Adapter) request(phase protocol.Phase, in *Input) *protocol.Request {
@@ -225,7 +220,7 @@ func (a *Adapter) contain(in *Input, field string) (out Output, stop bool) {
 
 func (a *Adapter) post(in *Input) Output {
 	req := a.request(protocol.After, in)
-	req.Output = responseText(in.ToolResponse)
+	req.Output = hookcmd.ResponseText(in.ToolResponse)
 	resp := a.Dispatcher.HandleContext(context.Background(), req)
 	a.logNotes(in, resp)
 	if resp.Action == protocol.Append && resp.Append != "" {
@@ -234,26 +229,6 @@ func (a *Adapter) post(in *Input) Output {
 	return Output{}
 }
 
-// responseText is the tool's response as the loop guard compares it: a
-// string as it is, any other value as its JSON text (numbers as written),
-// so identical responses compare equal and the notice, which the guard
-// gives only for text results, applies to every tool.
-func responseText(v any) any {
-	if v == nil {
-		return nil
-	}
-	if s, ok := v.(string); ok {
-		return s
-	}
-	b, err := json.Marshal(v)
-	if err != nil {
-		return v
-	}
-	return string(b)
-}
-
 func (a *Adapter) logNotes(in *Input, resp protocol.Response) {
-	if len(resp.Notes) > 0 {
-		a.Log.Debug().Str("tool", in.ToolName).Strs("notes", resp.Notes).Str("action", string(resp.Action)).Msg("claude-code hook")
-	}
+	hookcmd.LogNotes(a.Log, in.ToolName, resp, "claude-code hook")
 }

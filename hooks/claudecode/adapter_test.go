@@ -3,14 +3,13 @@ package claudecode
 import (
 	"context"
 	"encoding/json"
-	"os"
-	"os/exec"
 	"path/filepath"
 	"reflect"
 	"strings"
 	"testing"
 
 	"github.com/slimgate/slim/hooks"
+	"github.com/slimgate/slim/hooks/internal/hookcmd/hookcmdtest"
 	"github.com/slimgate/slim/hooks/loopguard"
 )
 
@@ -18,28 +17,15 @@ import (
 // directory outside it, and that outside directory.
 type project struct {
 	root, out, home string
+	w               *hookcmdtest.Workspace
 	a               *Adapter
 }
 
 func newProject(t *testing.T) *project {
 	t.Helper()
-	base := t.TempDir()
-	p := &project{root: filepath.Join(base, "repo"), out: filepath.Join(base, "outside"), home: filepath.Join(base, "home")}
-	for _, d := range []string{filepath.Join(p.root, "src"), filepath.Join(p.root, "docs"), p.out, p.home} {
-		if err := os.MkdirAll(d, 0o755); err != nil {
-			t.Fatal(err)
-		}
-	}
-	if out, err := exec.Command("git", "init", "-q", p.root).CombinedOutput(); err != nil {
-		t.Fatalf("git init: %v: %s", err, out)
-	}
-	if err := os.WriteFile(filepath.Join(p.root, "src", "app.py"), []byte("def greet(name):\n    print(name)\n"), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.Symlink(p.out, filepath.Join(p.root, "linked")); err != nil {
-		t.Fatal(err)
-	}
-	store := loopguard.NewStore(filepath.Join(base, "state"), loopguard.StoreOptions{})
+	w := hookcmdtest.NewWorkspace(t, []string{"src", "docs"}, map[string]string{"src/app.py": "def greet(name):\n    print(name)\n"})
+	p := &project{root: w.Root, out: w.Out, home: w.Home, w: w}
+	store := loopguard.NewStore(w.State, loopguard.StoreOptions{})
 	p.a = &Adapter{Dispatcher: &hooks.Dispatcher{SearchGuard: true, Loop: &loopguard.Guard{Store: store}}}
 	return p
 }
@@ -48,12 +34,7 @@ func newProject(t *testing.T) *project {
 // project's paths filled in.
 func (p *project) payload(t *testing.T, name string) []byte {
 	t.Helper()
-	b, err := os.ReadFile(filepath.Join("testdata", name+".json"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	s := strings.NewReplacer("$ROOT", p.root, "$OUT", p.out, "$HOME", p.home).Replace(string(b))
-	return []byte(s)
+	return p.w.Payload(t, name)
 }
 
 // answer decodes a payload and answers it as `slim hook --host
@@ -248,7 +229,7 @@ func TestTooLargeWriteIsDenied(t *testing.T) {
 	p := newProject(t)
 	head := `{"session_id":"s","hook_event_name":"PreToolUse","tool_name":"Write","tool_input":{"file_path":"/x","content":"`
 	raw := head + strings.Repeat("a", 1000)
-	out, ok := p.a.Malformed([]byte(raw), malformed(CodeTooLarge, "too large"))
+	out, ok := p.a.Malformed([]byte(raw), &Error{Kind: Malformed, Code: CodeTooLarge, Message: "too large"})
 	if !ok || out.Decision() != "deny" {
 		t.Fatalf("ok=%v %+v", ok, out)
 	}

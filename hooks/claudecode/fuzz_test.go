@@ -1,33 +1,22 @@
 package claudecode
 
 import (
-	"os"
-	"path/filepath"
 	"testing"
+
+	"github.com/slimgate/slim/hooks/internal/hookcmd/hookcmdtest"
 )
 
 // FuzzDecode feeds the request decoder arbitrary bytes, seeded with the
 // documented-shape payloads. It must never panic; a request it accepts
 // names its event, and for the tool events a tool and an input object; one
-// it refuses is a Malformed *Error. peek, which reads what did not decode,
-// must not panic either, even on a cut-off request.
+// it refuses is this package's Malformed *Error. (Package hookcmd fuzzes
+// the shared decoding and peeking.)
 func FuzzDecode(f *testing.F) {
-	files, _ := filepath.Glob(filepath.Join("testdata", "*.json"))
-	for _, name := range files {
-		b, err := os.ReadFile(name)
-		if err != nil {
-			f.Fatal(err)
-		}
-		f.Add(b)
-		f.Add(b[:len(b)/2])
-	}
-	f.Add([]byte(`{"hook_event_name":"PreToolUse","tool_name":"Write","tool_input":{"file_path":`))
+	hookcmdtest.Seed(f, "testdata", `{"hook_event_name":"PreToolUse","tool_name":"Write","tool_input":{"file_path":`)
 	f.Fuzz(func(t *testing.T, data []byte) {
 		in, err := Decode(data)
-		peek(data)
 		if err != nil {
-			e, ok := err.(*Error)
-			if !ok || e.Kind != Malformed || e.Code == "" {
+			if e, ok := err.(*Error); !ok || e.Kind != Malformed || e.Code == "" {
 				t.Fatalf("error %T %v is not a Malformed *Error", err, err)
 			}
 			return

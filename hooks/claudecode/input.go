@@ -24,12 +24,9 @@
 package claudecode
 
 import (
-	"bytes"
-	"encoding/json"
-	"errors"
-	"fmt"
 	"io"
 
+	"github.com/slimgate/slim/hooks/internal/hookcmd"
 	"github.com/slimgate/slim/internal/kinderr"
 )
 
@@ -48,25 +45,27 @@ type Error = kinderr.Error[Kind]
 
 // Codes of Error.
 const (
-	CodeBadJSON      = "bad_json"      // not one JSON object
-	CodeBadField     = "bad_field"     // a known field of the wrong type
-	CodeMissingField = "missing_field" // a field the event needs is absent
-	CodeTooLarge     = "too_large"     // more than MaxRequestBytes
+	CodeBadJSON      = hookcmd.CodeBadJSON      // not one JSON object
+	CodeBadField     = hookcmd.CodeBadField     // a known field of the wrong type
+	CodeMissingField = hookcmd.CodeMissingField // a field the event needs is absent
+	CodeTooLarge     = hookcmd.CodeTooLarge     // more than MaxRequestBytes
 )
 
-func malformed(code, format string, args ...any) error {
-	return &Error{Kind: Malformed, Code: code, Message: "claude-code hook request: " + fmt.Sprintf(format, args...)}
-}
+// requests is how package hookcmd reads this host's requests.
+func requests() hookcmd.Host { return hookcmd.Host{Name: "claude-code"} }
+
+// own returns a hookcmd error as this package's Error.
+func own(err error) error { return hookcmd.As(err, Malformed) }
 
 // The hook events the adapter answers. Any other event passes.
 const (
-	PreToolUse  = "PreToolUse"
-	PostToolUse = "PostToolUse"
+	PreToolUse  = hookcmd.PreToolUse
+	PostToolUse = hookcmd.PostToolUse
 )
 
 // MaxRequestBytes bounds one request; a Write of a large file carries its
 // whole content, so the bound is the one of slim's own protocol.
-const MaxRequestBytes = 64 << 20
+const MaxRequestBytes = hookcmd.MaxRequestBytes
 
 // Input is one hook request from Claude Code. Fields the adapter does not
 // use (transcript_path, permission_mode, prompt_id, effort and whatever a
@@ -88,12 +87,9 @@ type Input struct {
 
 // ReadInput reads at most MaxRequestBytes+1 bytes of r and decodes them.
 func ReadInput(r io.Reader) (*Input, []byte, error) {
-	data, err := io.ReadAll(io.LimitReader(r, MaxRequestBytes+1))
+	data, err := requests().Read(r)
 	if err != nil {
-		return nil, data, fmt.Errorf("read claude-code hook request: %w", err)
-	}
-	if len(data) > MaxRequestBytes {
-		return nil, data, malformed(CodeTooLarge, "larger than %d MiB, the most slim reads", MaxRequestBytes>>20)
+		return nil, data, own(err)
 	}
 	in, err := Decode(data)
 	return in, data, err
@@ -103,99 +99,10 @@ func ReadInput(r io.Reader) (*Input, []byte, error) {
 // have the types Claude Code documents. hook_event_name and tool_name are
 // required for the tool events, and tool_input must then be an object.
 func Decode(data []byte) (*Input, error) {
-	dec := json.NewDecoder(bytes.NewReader(data))
-	dec.UseNumber()
-	var fields map[string]any
-	if err := dec.Decode(&fields); err != nil {
-		if errors.Is(err, io.EOF) {
-			return nil, malformed(CodeBadJSON, "empty; want one JSON object")
-		}
-		return nil, malformed(CodeBadJSON, "not one JSON object: %v", err)
+	r, err := requests().Decode(data)
+	if err != nil {
+		return nil, own(err)
 	}
-	if fields == nil {
-		return nil, malformed(CodeBadJSON, "null; want one JSON object")
-	}
-	if _, err := dec.Token(); !errors.Is(err, io.EOF) {
-		return nil, malformed(CodeBadJSON, "data after the JSON object")
-	}
-	in := &Input{}
-	for _, f := range []struct {
-		name string
-		dst  *string
-	}{
-		{"session_id", &in.SessionID}, {"cwd", &in.Cwd}, {"hook_event_name", &in.HookEventName},
-		{"tool_name", &in.ToolName}, {"tool_use_id", &in.ToolUseID},
-	} {
-		switch v := fields[f.name].(type) {
-		case nil:
-		case string:
-			*f.dst = v
-		default:
-			return nil, malformed(CodeBadField, "field %q must be a string", f.name)
-		}
-	}
-	switch v := fields["tool_input"].(type) {
-	case nil:
-	case map[string]any:
-		in.ToolInput = v
-	default:
-		return nil, malformed(CodeBadField, "field \"tool_input\" must be an object")
-	}
-	in.ToolResponse = fields["tool_response"]
-	if in.HookEventName == "" {
-		return nil, malformed(CodeMissingField, "field \"hook_event_name\" is missing")
-	}
-	if in.HookEventName == PreToolUse || in.HookEventName == PostToolUse {
-		if in.ToolName == "" {
-			return nil, malformed(CodeMissingField, "field \"tool_name\" is missing (required for %s)", in.HookEventName)
-		}
-		if in.ToolInput == nil {
-			return nil, malformed(CodeMissingField, "field \"tool_input\" is missing (required for %s)", in.HookEventName)
-		}
-	}
-	return in, nil
-}
-
-// peek returns the hook_event_name and tool_name of a request that did not
-// decode, as far as its top level can be read ("" for what cannot). The
-// request may be cut off anywhere (one larger than MaxRequestBytes is read
-// only that far): values are skipped token by token, never decoded whole,
-// and Claude Code names the tool before it sends the tool's input.
-func peek(data []byte) (event, tool string) {
-	dec := json.NewDecoder(bytes.NewReader(data))
-	if t, err := dec.Token(); err != nil || t != json.Delim('{') {
-		return "", ""
-	}
-	for dec.More() {
-		t, err := dec.Token()
-		if err != nil {
-			return event, tool
-		}
-		key, _ := t.(string)
-		depth := 0
-		for {
-			v, err := dec.Token()
-			if err != nil {
-				return event, tool
-			}
-			switch v {
-			case json.Delim('{'), json.Delim('['):
-				depth++
-			case json.Delim('}'), json.Delim(']'):
-				depth--
-			}
-			if s, ok := v.(string); ok && depth == 0 {
-				switch key {
-				case "hook_event_name":
-					event = s
-				case "tool_name":
-					tool = s
-				}
-			}
-			if depth == 0 {
-				break
-			}
-		}
-	}
-	return event, tool
+	return &Input{SessionID: r.SessionID, Cwd: r.Cwd, HookEventName: r.HookEventName, ToolName: r.ToolName,
+		ToolUseID: r.ToolUseID, ToolInput: r.ToolInput, ToolResponse: r.ToolResponse}, nil
 }

@@ -2,13 +2,12 @@ package codex
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
-	"runtime"
 	"strings"
 
 	"github.com/rs/zerolog"
 	"github.com/slimgate/slim/hooks"
+	"github.com/slimgate/slim/hooks/internal/hookcmd"
 	"github.com/slimgate/slim/hooks/loopguard"
 	"github.com/slimgate/slim/hooks/protocol"
 )
@@ -95,7 +94,7 @@ func (a *Adapter) Handle(ctx context.Context, in *Input) Answer {
 // a patch slim cannot check does not run. Otherwise ok is false and the
 // caller reports err as a failed hook, which lets the call run.
 func (a *Adapter) Malformed(raw []byte, err error) (ans Answer, ok bool) {
-	event, tool := peek(raw)
+	event, tool := hookcmd.Peek(raw)
 	if event == PostToolUse || tool != PatchTool {
 		return Answer{}, false
 	}
@@ -109,11 +108,7 @@ func (a *Adapter) Malformed(raw []byte, err error) (ans Answer, ok bool) {
 // hook's working directory, as in slim's own protocol), on the running
 // system's path rules.
 func host(in *Input) protocol.Host {
-	platform := runtime.GOOS
-	if platform == "windows" {
-		platform = "win32"
-	}
-	return protocol.Host{Generation: "v2", Platform: platform, Directory: in.Cwd, Cwd: in.Cwd}
+	return protocol.Host{Generation: "v2", Platform: hookcmd.Platform(), Directory: in.Cwd, Cwd: in.Cwd}
 }
 
 // args are the tool's arguments as the dispatcher reads them: apply_patch's
@@ -166,7 +161,7 @@ func updatedInput(in *Input, newArgs map[string]any) map[string]any {
 
 func (a *Adapter) post(in *Input) Answer {
 	req := a.request(protocol.After, in)
-	req.Output = responseText(in.ToolResponse)
+	req.Output = hookcmd.ResponseText(in.ToolResponse)
 	resp := a.Dispatcher.HandleContext(context.Background(), req)
 	a.logNotes(in, resp)
 	if resp.Action == protocol.Append && resp.Append != "" {
@@ -176,26 +171,6 @@ func (a *Adapter) post(in *Input) Answer {
 	return Answer{}
 }
 
-// responseText is the tool's response as the loop guard compares it: a
-// string as it is, any other value as its JSON text (numbers as written),
-// so identical responses compare equal and the notice, which the guard
-// gives only for text results, applies to every tool.
-func responseText(v any) any {
-	if v == nil {
-		return nil
-	}
-	if s, ok := v.(string); ok {
-		return s
-	}
-	b, err := json.Marshal(v)
-	if err != nil {
-		return v
-	}
-	return string(b)
-}
-
 func (a *Adapter) logNotes(in *Input, resp protocol.Response) {
-	if len(resp.Notes) > 0 {
-		a.Log.Debug().Str("tool", in.ToolName).Strs("notes", resp.Notes).Str("action", string(resp.Action)).Msg("codex hook")
-	}
+	hookcmd.LogNotes(a.Log, in.ToolName, resp, "codex hook")
 }

@@ -4,12 +4,12 @@ import (
 	"context"
 	"encoding/json"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/slimgate/slim/hooks"
+	"github.com/slimgate/slim/hooks/internal/hookcmd/hookcmdtest"
 	"github.com/slimgate/slim/hooks/loopguard"
 )
 
@@ -22,31 +22,16 @@ const greet = "def greet(name):\n    message = \u201cHello, \u201d + name   \n  
 // directory.
 type project struct {
 	root, out, home string
+	w               *hookcmdtest.Workspace
 	a               *Adapter
 }
 
 func newProject(t *testing.T) *project {
 	t.Helper()
-	base := t.TempDir()
-	p := &project{root: filepath.Join(base, "repo"), out: filepath.Join(base, "outside"), home: filepath.Join(base, "home")}
-	for _, d := range []string{filepath.Join(p.root, "docs"), p.out, p.home} {
-		if err := os.MkdirAll(d, 0o755); err != nil {
-			t.Fatal(err)
-		}
-	}
-	if out, err := exec.Command("git", "init", "-q", p.root).CombinedOutput(); err != nil {
-		t.Fatalf("git init: %v: %s", err, out)
-	}
 	files := map[string]string{"greet.py": greet, "twice.py": "def a():\n    x = 1\n\n\ndef b():\n    x = 1\n"}
-	for name, text := range files {
-		if err := os.WriteFile(filepath.Join(p.root, name), []byte(text), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	if err := os.Symlink(p.out, filepath.Join(p.root, "linked")); err != nil {
-		t.Fatal(err)
-	}
-	store := loopguard.NewStore(filepath.Join(base, "state"), loopguard.StoreOptions{})
+	w := hookcmdtest.NewWorkspace(t, []string{"docs"}, files)
+	p := &project{root: w.Root, out: w.Out, home: w.Home, w: w}
+	store := loopguard.NewStore(w.State, loopguard.StoreOptions{})
 	p.a = &Adapter{Dispatcher: &hooks.Dispatcher{PatchGuard: true, Loop: &loopguard.Guard{Store: store}}}
 	return p
 }
@@ -55,11 +40,7 @@ func newProject(t *testing.T) *project {
 // project's paths filled in.
 func (p *project) payload(t *testing.T, name string) []byte {
 	t.Helper()
-	b, err := os.ReadFile(filepath.Join("testdata", name+".json"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	return []byte(strings.NewReplacer("$ROOT", p.root, "$OUT", p.out, "$HOME", p.home).Replace(string(b)))
+	return p.w.Payload(t, name)
 }
 
 func (p *project) decode(t *testing.T, name string) *Input {

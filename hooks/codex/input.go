@@ -29,12 +29,10 @@
 package codex
 
 import (
-	"bytes"
-	"encoding/json"
-	"errors"
 	"fmt"
 	"io"
 
+	"github.com/slimgate/slim/hooks/internal/hookcmd"
 	"github.com/slimgate/slim/internal/kinderr"
 )
 
@@ -53,20 +51,26 @@ type Error = kinderr.Error[Kind]
 
 // Codes of Error.
 const (
-	CodeBadJSON      = "bad_json"      // not one JSON object
-	CodeBadField     = "bad_field"     // a known field of the wrong type
-	CodeMissingField = "missing_field" // a field the event needs is absent
-	CodeTooLarge     = "too_large"     // more than MaxRequestBytes
+	CodeBadJSON      = hookcmd.CodeBadJSON      // not one JSON object
+	CodeBadField     = hookcmd.CodeBadField     // a known field of the wrong type
+	CodeMissingField = hookcmd.CodeMissingField // a field the event needs is absent
+	CodeTooLarge     = hookcmd.CodeTooLarge     // more than MaxRequestBytes
 )
 
 func malformed(code, format string, args ...any) error {
 	return &Error{Kind: Malformed, Code: code, Message: "codex hook request: " + fmt.Sprintf(format, args...)}
 }
 
+// requests is how package hookcmd reads this host's requests.
+func requests() hookcmd.Host { return hookcmd.Host{Name: "codex", TurnID: true} }
+
+// own returns a hookcmd error as this package's Error.
+func own(err error) error { return hookcmd.As(err, Malformed) }
+
 // The hook events the adapter answers. Any other event passes.
 const (
-	PreToolUse  = "PreToolUse"
-	PostToolUse = "PostToolUse"
+	PreToolUse  = hookcmd.PreToolUse
+	PostToolUse = hookcmd.PostToolUse
 )
 
 // PatchTool is Codex's file-editing tool. Its matcher aliases Edit and
@@ -75,7 +79,7 @@ const PatchTool = "apply_patch"
 
 // MaxRequestBytes bounds one request; a patch that adds a large file
 // carries it whole, so the bound is the one of slim's own protocol.
-const MaxRequestBytes = 64 << 20
+const MaxRequestBytes = hookcmd.MaxRequestBytes
 
 // Input is one hook request from Codex. Fields the adapter does not use
 // (transcript_path, model, permission_mode, agent_id, agent_type and
@@ -99,12 +103,9 @@ type Input struct {
 // ReadInput reads at most MaxRequestBytes+1 bytes of r and decodes them.
 // The bytes read come back with the error, for Malformed.
 func ReadInput(r io.Reader) (*Input, []byte, error) {
-	data, err := io.ReadAll(io.LimitReader(r, MaxRequestBytes+1))
+	data, err := requests().Read(r)
 	if err != nil {
-		return nil, data, fmt.Errorf("read codex hook request: %w", err)
-	}
-	if len(data) > MaxRequestBytes {
-		return nil, data, malformed(CodeTooLarge, "larger than %d MiB, the most slim reads", MaxRequestBytes>>20)
+		return nil, data, own(err)
 	}
 	in, err := Decode(data)
 	return in, data, err
@@ -115,108 +116,19 @@ func ReadInput(r io.Reader) (*Input, []byte, error) {
 // and an object tool_input are required for the tool events, and an
 // apply_patch call's tool_input.command must be a string (it is the patch).
 func Decode(data []byte) (*Input, error) {
-	dec := json.NewDecoder(bytes.NewReader(data))
-	dec.UseNumber()
-	var fields map[string]any
-	if err := dec.Decode(&fields); err != nil {
-		if errors.Is(err, io.EOF) {
-			return nil, malformed(CodeBadJSON, "empty; want one JSON object")
-		}
-		return nil, malformed(CodeBadJSON, "not one JSON object: %v", err)
+	r, err := requests().Decode(data)
+	if err != nil {
+		return nil, own(err)
 	}
-	if fields == nil {
-		return nil, malformed(CodeBadJSON, "null; want one JSON object")
-	}
-	if _, err := dec.Token(); !errors.Is(err, io.EOF) {
-		return nil, malformed(CodeBadJSON, "data after the JSON object")
-	}
-	in := &Input{}
-	for _, f := range []struct {
-		name string
-		dst  *string
-	}{
-		{"session_id", &in.SessionID}, {"turn_id", &in.TurnID}, {"cwd", &in.Cwd},
-		{"hook_event_name", &in.HookEventName}, {"tool_name", &in.ToolName}, {"tool_use_id", &in.ToolUseID},
-	} {
-		switch v := fields[f.name].(type) {
-		case nil:
+	in := Input(*r)
+	if (in.HookEventName == PreToolUse || in.HookEventName == PostToolUse) && in.ToolName == PatchTool {
+		switch in.ToolInput["command"].(type) {
 		case string:
-			*f.dst = v
+		case nil:
+			return nil, malformed(CodeMissingField, "field \"tool_input.command\" (the patch) is missing for apply_patch")
 		default:
-			return nil, malformed(CodeBadField, "field %q must be a string", f.name)
+			return nil, malformed(CodeBadField, "field \"tool_input.command\" (the patch) must be a string for apply_patch")
 		}
 	}
-	switch v := fields["tool_input"].(type) {
-	case nil:
-	case map[string]any:
-		in.ToolInput = v
-	default:
-		return nil, malformed(CodeBadField, "field \"tool_input\" must be an object")
-	}
-	in.ToolResponse = fields["tool_response"]
-	if in.HookEventName == "" {
-		return nil, malformed(CodeMissingField, "field \"hook_event_name\" is missing")
-	}
-	if in.HookEventName == PreToolUse || in.HookEventName == PostToolUse {
-		if in.ToolName == "" {
-			return nil, malformed(CodeMissingField, "field \"tool_name\" is missing (required for %s)", in.HookEventName)
-		}
-		if in.ToolInput == nil {
-			return nil, malformed(CodeMissingField, "field \"tool_input\" is missing (required for %s)", in.HookEventName)
-		}
-		if in.ToolName == PatchTool {
-			switch in.ToolInput["command"].(type) {
-			case string:
-			case nil:
-				return nil, malformed(CodeMissingField, "field \"tool_input.command\" (the patch) is missing for apply_patch")
-			default:
-				return nil, malformed(CodeBadField, "field \"tool_input.command\" (the patch) must be a string for apply_patch")
-			}
-		}
-	}
-	return in, nil
-}
-
-// peek returns the hook_event_name and tool_name of a request that did not
-// decode, as far as its top level can be read ("" for what cannot). The
-// request may be cut off anywhere (one larger than MaxRequestBytes is read
-// only that far): values are skipped token by token, never decoded whole,
-// and Codex names the tool before it sends the tool's input.
-func peek(data []byte) (event, tool string) {
-	dec := json.NewDecoder(bytes.NewReader(data))
-	if t, err := dec.Token(); err != nil || t != json.Delim('{') {
-		return "", ""
-	}
-	for dec.More() {
-		t, err := dec.Token()
-		if err != nil {
-			return event, tool
-		}
-		key, _ := t.(string)
-		depth := 0
-		for {
-			v, err := dec.Token()
-			if err != nil {
-				return event, tool
-			}
-			switch v {
-			case json.Delim('{'), json.Delim('['):
-				depth++
-			case json.Delim('}'), json.Delim(']'):
-				depth--
-			}
-			if s, ok := v.(string); ok && depth == 0 {
-				switch key {
-				case "hook_event_name":
-					event = s
-				case "tool_name":
-					tool = s
-				}
-			}
-			if depth == 0 {
-				break
-			}
-		}
-	}
-	return event, tool
+	return &in, nil
 }

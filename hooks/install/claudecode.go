@@ -98,7 +98,25 @@ func ClaudeCodePath(dir string, global bool, getenv func(string) string) (path, 
 // a symbolic link is refused and left untouched; below guard no link is
 // followed, as for OpenCode.
 func ClaudeCode(path, guard string, h ClaudeCodeHooks) (Result, error) {
-	r := Result{Kind: "claude-code", Path: path}
+	return installCommandHooks("claude-code", path, guard, h, "")
+}
+
+// UninstallClaudeCode removes slim's entries from the settings file at
+// path and nothing else: a matcher group, an event list or the hooks object
+// goes only when slim's entries were all it held, and the file only when
+// nothing at all is left in it (an empty object configures nothing).
+func UninstallClaudeCode(path, guard string, h ClaudeCodeHooks) (Result, error) {
+	return uninstallCommandHooks("claude-code", path, guard, h)
+}
+
+// installCommandHooks adds h's PreToolUse and PostToolUse entries to the
+// settings file at path, for the hosts whose hooks have Claude Code's
+// layout (events, matcher groups, command entries): Claude Code and Codex.
+// kind is the host's Result.Kind, also named in errors; note, when the
+// file is written, is Result.Note. See ClaudeCode for what is kept,
+// replaced and refused.
+func installCommandHooks(kind, path, guard string, h ClaudeCodeHooks, note string) (Result, error) {
+	r := Result{Kind: kind, Path: path}
 	old, mode, err := readSettings(path, guard, "written")
 	if err != nil {
 		return r, err
@@ -126,23 +144,22 @@ func ClaudeCode(path, guard string, h ClaudeCodeHooks) (Result, error) {
 	default:
 		r.Action = Added
 	}
+	r.Note = note
 	if old == nil {
 		if err := mkdirs(guard, filepath.Dir(path)); err != nil {
-			return r, fmt.Errorf("install claude-code hooks: %w", err)
+			return r, fmt.Errorf("install %s hooks: %w", kind, err)
 		}
 	}
 	if err := atomicfile.WriteFile(path, s.encode(), mode); err != nil {
-		return r, fmt.Errorf("install claude-code hooks: %w", err)
+		return r, fmt.Errorf("install %s hooks: %w", kind, err)
 	}
 	return r, nil
 }
 
-// UninstallClaudeCode removes slim's entries from the settings file at
-// path and nothing else: a matcher group, an event list or the hooks object
-// goes only when slim's entries were all it held, and the file only when
-// nothing at all is left in it (an empty object configures nothing).
-func UninstallClaudeCode(path, guard string, h ClaudeCodeHooks) (Result, error) {
-	r := Result{Kind: "claude-code", Path: path}
+// uninstallCommandHooks removes h's entries from the settings file at path
+// for the hosts installCommandHooks writes, as UninstallClaudeCode says.
+func uninstallCommandHooks(kind, path, guard string, h ClaudeCodeHooks) (Result, error) {
+	r := Result{Kind: kind, Path: path}
 	old, mode, err := readSettings(path, guard, "removed")
 	if err != nil {
 		return r, err
@@ -167,13 +184,13 @@ func UninstallClaudeCode(path, guard string, h ClaudeCodeHooks) (Result, error) 
 	r.Action = Removed
 	if len(s.top) == 0 {
 		if err := os.Remove(path); err != nil {
-			return r, fmt.Errorf("uninstall claude-code hooks: %w", err)
+			return r, fmt.Errorf("uninstall %s hooks: %w", kind, err)
 		}
 		r.Note = "nothing else was in it; the file was removed"
 		return r, nil
 	}
 	if err := atomicfile.WriteFile(path, s.encode(), mode); err != nil {
-		return r, fmt.Errorf("uninstall claude-code hooks: %w", err)
+		return r, fmt.Errorf("uninstall %s hooks: %w", kind, err)
 	}
 	return r, nil
 }

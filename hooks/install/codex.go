@@ -4,8 +4,6 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-
-	"github.com/slimgate/slim/internal/atomicfile"
 )
 
 // CodexHooks says which hook entries slim puts in Codex's hooks.json: the
@@ -76,45 +74,7 @@ func CodexPath(dir string, global bool, getenv func(string) string) (path, guard
 // as Codex reads them, or that is a symbolic link is refused and left
 // untouched; below guard no link is followed.
 func Codex(path, guard string, h CodexHooks) (Result, error) {
-	r := Result{Kind: "codex", Path: path}
-	e := h.editor()
-	old, mode, err := readSettings(path, guard, "written")
-	if err != nil {
-		return r, err
-	}
-	s, err := parseSettings(path, old)
-	if err != nil {
-		return r, err
-	}
-	changed := false
-	for _, ev := range []struct{ name, matcher string }{{"PreToolUse", h.PreMatcher}, {"PostToolUse", "*"}} {
-		c, err := s.install(ev.name, e.group(ev.matcher), e)
-		if err != nil {
-			return r, err
-		}
-		changed = changed || c
-	}
-	switch {
-	case old == nil:
-		r.Action = Created
-	case s.hadOurs && !changed:
-		r.Action = Unchanged
-		return r, nil
-	case s.hadOurs:
-		r.Action = Upgraded
-	default:
-		r.Action = Added
-	}
-	r.Note = "Codex must trust the new hooks before it runs them"
-	if old == nil {
-		if err := mkdirs(guard, filepath.Dir(path)); err != nil {
-			return r, fmt.Errorf("install codex hooks: %w", err)
-		}
-	}
-	if err := atomicfile.WriteFile(path, s.encode(), mode); err != nil {
-		return r, fmt.Errorf("install codex hooks: %w", err)
-	}
-	return r, nil
+	return installCommandHooks("codex", path, guard, h.editor(), "Codex must trust the new hooks before it runs them")
 }
 
 // UninstallCodex removes slim's entries from the hooks file at path and
@@ -122,39 +82,5 @@ func Codex(path, guard string, h CodexHooks) (Result, error) {
 // only when slim's entries were all it held, and the file only when
 // nothing at all is left in it.
 func UninstallCodex(path, guard string, h CodexHooks) (Result, error) {
-	r := Result{Kind: "codex", Path: path}
-	e := h.editor()
-	old, mode, err := readSettings(path, guard, "removed")
-	if err != nil {
-		return r, err
-	}
-	if old == nil {
-		r.Action = Absent
-		return r, nil
-	}
-	s, err := parseSettings(path, old)
-	if err != nil {
-		return r, err
-	}
-	for _, ev := range []string{"PreToolUse", "PostToolUse"} {
-		if err := s.strip(ev, e); err != nil {
-			return r, err
-		}
-	}
-	if !s.hadOurs {
-		r.Action = Absent
-		return r, nil
-	}
-	r.Action = Removed
-	if len(s.top) == 0 {
-		if err := os.Remove(path); err != nil {
-			return r, fmt.Errorf("uninstall codex hooks: %w", err)
-		}
-		r.Note = "nothing else was in it; the file was removed"
-		return r, nil
-	}
-	if err := atomicfile.WriteFile(path, s.encode(), mode); err != nil {
-		return r, fmt.Errorf("uninstall codex hooks: %w", err)
-	}
-	return r, nil
+	return uninstallCommandHooks("codex", path, guard, h.editor())
 }
