@@ -47,7 +47,7 @@ have_cx_v="$(have_cx)"
 if [ "$have" = "$want" ] && [ "$have_ag_v" = "$want_ag" ] && [ "$have_cc_v" = "$want_cc" ] && [ "$have_cx_v" = "$want_cx" ]; then
 	echo "e2e-setup: opencode $have, $have_ag_v, claude $have_cc_v and $have_cx_v already installed"
 else
-	echo "e2e-setup: installing opencode-ai@$want, @ast-grep/cli (${want_ag#ast-grep }) and @anthropic-ai/claude-code (${want_cc% (*}) from e2e/package-lock.json"
+	echo "e2e-setup: installing opencode-ai@$want, @ast-grep/cli (${want_ag#ast-grep }), @anthropic-ai/claude-code (${want_cc% (*}) and @openai/codex (${want_cx#codex-cli }) from e2e/package-lock.json"
 	# `npm ci` would be the natural command, but it insists that every optional
 	# platform package of opencode-ai is in the lock file, and a lock file can
 	# only hold the ones the registry serves. So: `npm install` against the
