@@ -76,7 +76,9 @@ func gather(st *store.State, parent, only string) gathered {
 			continue
 		}
 		if op := st.Ops[l.OpID]; op != nil && op.ClientMessageID != "" && op.LeaseToken == l.Token {
-			if j := st.Jobs[l.TaskID]; j != nil && j.ParentSessionID == parent {
+			if j := st.Jobs[l.TaskID]; j != nil && j.ParentSessionID == parent && len(g.orphans) < maxObserved {
+				// Each costs a transcript read: they count against the
+				// same bound as the jobs.
 				g.orphans = append(g.orphans, *op)
 			}
 		}
