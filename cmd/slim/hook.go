@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"strconv"
@@ -10,6 +11,7 @@ import (
 	"time"
 
 	"github.com/slimgate/slim/hooks"
+	"github.com/slimgate/slim/hooks/gemini"
 	"github.com/slimgate/slim/hooks/loopguard"
 	"github.com/slimgate/slim/hooks/protocol"
 	"github.com/slimgate/slim/internal/slimerr"
@@ -26,7 +28,8 @@ func hookCommand(e *env) *cli.Command {
 		ArgsUsage: "before|after|event",
 		UsageText: "slim hook before|after|event < request.json\n" +
 			"slim hook --host claude-code < request.json\n" +
-			"slim hook --host codex < request.json\n\n" +
+			"slim hook --host codex < request.json\n" +
+			"slim hook --host gemini-cli < request.json\n\n" +
 			"Runs the guards for one tool call or host event and prints one response:\n" +
 			"{v, action: pass|mutate|block|append, args?, append?, message?, notes?}.\n" +
 			"Every decision exits 0; a bad request exits 2 and an internal failure 1, each with\n" +
@@ -45,21 +48,29 @@ func hookCommand(e *env) *cli.Command {
 			"--codex writes it): Codex's hook JSON on stdin. A refusal exits 2 with the reason on stderr; a\n" +
 			"rescued apply_patch is permissionDecision allow with the new patch as updatedInput, a loop notice\n" +
 			"additionalContext (JSON on stdout, exit 0); a pass prints nothing. A request slim cannot read\n" +
-			"refuses apply_patch and lets any other tool run (exit 3, the error on stderr).",
+			"refuses apply_patch and lets any other tool run (exit 3, the error on stderr).\n\n" +
+			"With --host gemini-cli, slim is Gemini CLI's BeforeTool and AfterTool command (slim hooks\n" +
+			"install --gemini-cli writes it): Gemini CLI's hook JSON on stdin, its answer on stdout with exit 0\n" +
+			"(decision deny with the reason, hookSpecificOutput.tool_input for a re-anchored search path,\n" +
+			"hookSpecificOutput.additionalContext for a loop notice; {} to let the call run). A request slim\n" +
+			"cannot read denies write_file and replace and lets any other tool run with a systemMessage.",
 		Flags: []cli.Flag{
 			&cli.BoolFlag{Name: "json", Usage: "accepted for symmetry; the output is always JSON"},
-			&cli.StringFlag{Name: "host", Usage: "answer another host's hook JSON instead of slim's protocol: claude-code or codex"},
+			&cli.StringFlag{Name: "host", Usage: "answer another host's hook JSON instead of slim's protocol: claude-code, codex or gemini-cli"},
 		},
 		Action: func(c *cli.Context) error {
 			if host := c.String("host"); host != "" {
-				if host != hostClaudeCode && host != hostCodex {
-					return usageErr("hook: unknown --host %q; want claude-code or codex", host)
+				if host != hostClaudeCode && host != hostCodex && host != hostGemini {
+					return usageErr("hook: unknown --host %q; want claude-code or codex, or gemini-cli", host)
 				}
 				if c.NArg() != 0 {
 					return usageErr("hook --host %s takes no phase: the host names its event in the request", host)
 				}
-				if host == hostCodex {
+				switch host {
+				case hostCodex:
 					return runCodexHook(e)
+				case hostGemini:
+					return runGeminiHook(e)
 				}
 				return runClaudeHook(e)
 			}
@@ -84,6 +95,8 @@ func runHook(e *env, phase protocol.Phase) (err error) {
 		return runClaudeHook(e)
 	case hostCodex:
 		return runCodexHook(e)
+	case hostGemini:
+		return runGeminiHook(e)
 	}
 	d := newDispatcher(e)
 	ctx := newBudgetContext(d.PatchBudget)
@@ -218,9 +231,10 @@ func hookFail(e *env, err *slimerr.Error) error {
 // hookFastPath recognises exactly `slim hook before|after|event`, the form
 // the plugin uses, and `slim hook --host claude-code` (or --host=claude-code),
 // the form the Claude Code settings use, and `slim hook --host codex`
-// (or --host=codex), the form Codex's hooks.json uses, so run can answer
+// (or --host=codex), the form Codex's hooks.json uses, and `slim hook
+// --host gemini-cli`, the form Gemini CLI's settings use, so run can answer
 // them without building the command tree. For the other hosts it reports
-// the phase hostClaudeCode or hostCodex, which runHook hands to that
+// the phase hostClaudeCode, hostCodex or hostGemini, which runHook hands to that
 // host's adapter. The plugin's form is tested first, so the other hosts
 // cost it nothing.
 func hookFastPath(args []string) (protocol.Phase, bool) {
@@ -234,11 +248,57 @@ func hookFastPath(args []string) (protocol.Phase, bool) {
 			return hostClaudeCode, true
 		case "--host=" + hostCodex:
 			return hostCodex, true
+		case "--host=" + hostGemini:
+			return hostGemini, true
 		}
 		return "", false
 	}
-	if len(args) == 4 && args[1] == "hook" && args[2] == "--host" && (args[3] == hostClaudeCode || args[3] == hostCodex) {
+	if len(args) == 4 && args[1] == "hook" && args[2] == "--host" && (args[3] == hostClaudeCode || args[3] == hostCodex || args[3] == hostGemini) {
 		return protocol.Phase(args[3]), true
 	}
 	return "", false
+}
+
+// hostGemini is the value of `slim hook --host` for Gemini CLI, and the
+// phase hookFastPath reports for that form. It is not a protocol phase:
+// Gemini CLI names its event in the request.
+const hostGemini = "gemini-cli"
+
+// geminiArgs are the arguments of the command the installer writes into
+// Gemini CLI's settings and the one hookFastPath recognises.
+func geminiArgs() []string { return []string{"hook", "--host", hostGemini} }
+
+// runGeminiHook answers one Gemini CLI hook request: the answer's JSON on
+// stdout and exit 0 for every decision, a deny included. Gemini CLI takes
+// plain text with an exit code other than 0 or 1 as a refusal, so slim
+// answers even a request it cannot read with JSON and exit 0: a deny for
+// the write tools, a systemMessage that lets any other call run.
+func runGeminiHook(e *env) (err error) {
+	d := newDispatcher(e)
+	// The task tools follow OpenCode's sessions, and no Gemini CLI tool is
+	// apply_patch.
+	d.Tasks, d.TaskOutput, d.PatchGuard = nil, nil, false
+	a := &gemini.Adapter{Dispatcher: d, AllowNested: e.cfg.allowNested, Passthrough: d.Outside == "passthrough", Log: e.log}
+	in, raw, rerr := gemini.ReadInput(e.stdin)
+	if rerr != nil {
+		return geminiAnswer(e, a.Malformed(raw, rerr))
+	}
+	defer func() {
+		if p := recover(); p != nil {
+			e.log.Error().Interface("panic", p).Msg("hook: internal failure")
+			err = geminiAnswer(e, a.Malformed(raw, fmt.Errorf("internal failure: %v", p)))
+		}
+	}()
+	ctx := newBudgetContext(d.PatchBudget)
+	defer ctx.stop()
+	return geminiAnswer(e, a.Handle(ctx, in))
+}
+
+func geminiAnswer(e *env, out gemini.Output) error {
+	enc := json.NewEncoder(e.stdout)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(out); err != nil {
+		return slimerr.Wrap(slimerr.Internal, slimerr.CodeInternal, fmt.Errorf("hook: write answer: %w", err))
+	}
+	return nil
 }

@@ -1,8 +1,9 @@
 // Package hookcmd reads the requests of the hosts that run a command for
-// each tool call and send it one JSON object on stdin: Claude Code and
-// Codex CLI. Both send session_id, cwd, hook_event_name, tool_name,
-// tool_use_id, tool_input and, after the call, tool_response; Codex adds
-// turn_id. What a host requires beyond that, how it reads an answer and
+// each tool call and send it one JSON object on stdin: Claude Code, Codex
+// CLI and Gemini CLI. All send session_id, cwd, hook_event_name, tool_name,
+// tool_input and, after the call, tool_response; Claude Code and Codex add
+// tool_use_id, Codex turn_id. Gemini CLI names its tool events BeforeTool
+// and AfterTool. What a host requires beyond that, how it reads an answer and
 // which exit codes mean what stay in the host's own adapter package.
 package hookcmd
 
@@ -62,10 +63,27 @@ const (
 const MaxRequestBytes = 64 << 20
 
 // Host says whose requests are read: Name is how messages call the host
-// ("claude-code", "codex"), TurnID whether it sends turn_id.
+// ("claude-code", "codex", "gemini-cli"), TurnID whether it sends turn_id.
+// ToolEvents are the host's names of its before and after tool events, the
+// ones whose requests must name a tool; empty means PreToolUse and
+// PostToolUse.
 type Host struct {
-	Name   string
-	TurnID bool
+	Name       string
+	TurnID     bool
+	ToolEvents []string
+}
+
+// isToolEvent reports whether event is one of h's tool events.
+func (h Host) isToolEvent(event string) bool {
+	if len(h.ToolEvents) == 0 {
+		return event == PreToolUse || event == PostToolUse
+	}
+	for _, e := range h.ToolEvents {
+		if e == event {
+			return true
+		}
+	}
+	return false
 }
 
 func (h Host) malformed(code, format string, args ...any) error {
@@ -151,7 +169,7 @@ func (h Host) Decode(data []byte) (*Request, error) {
 	if in.HookEventName == "" {
 		return nil, h.malformed(CodeMissingField, "field \"hook_event_name\" is missing")
 	}
-	if in.HookEventName == PreToolUse || in.HookEventName == PostToolUse {
+	if h.isToolEvent(in.HookEventName) {
 		if in.ToolName == "" {
 			return nil, h.malformed(CodeMissingField, "field \"tool_name\" is missing (required for %s)", in.HookEventName)
 		}
@@ -166,7 +184,7 @@ func (h Host) Decode(data []byte) (*Request, error) {
 // decode, as far as its top level can be read ("" for what cannot). The
 // request may be cut off anywhere (one larger than MaxRequestBytes is read
 // only that far): values are skipped token by token, never decoded whole,
-// and both hosts name the tool before they send the tool's input.
+// and every host names the tool before they send the tool's input.
 func Peek(data []byte) (event, tool string) {
 	dec := json.NewDecoder(bytes.NewReader(data))
 	if t, err := dec.Token(); err != nil || t != json.Delim('{') {

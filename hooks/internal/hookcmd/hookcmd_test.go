@@ -47,3 +47,35 @@ func TestReadRefusesMoreThanMaxRequestBytes(t *testing.T) {
 		t.Fatalf("err = %v, %d bytes", err, len(data))
 	}
 }
+
+// A host's own tool events need a tool and its input; the default ones are
+// then just other events.
+func TestDecodeRequiresToolsForTheHostsToolEvents(t *testing.T) {
+	gemini, claude := Host{Name: "gemini-cli", ToolEvents: []string{"BeforeTool", "AfterTool"}}, Host{Name: "claude-code"}
+	cases := []struct {
+		name    string
+		host    Host
+		payload string
+		code    string // the error's code, "" for none
+	}{
+		{"BeforeTool needs a tool", gemini, `{"hook_event_name":"BeforeTool","tool_input":{}}`, CodeMissingField},
+		{"AfterTool needs an input", gemini, `{"hook_event_name":"AfterTool","tool_name":"glob"}`, CodeMissingField},
+		{"PreToolUse is another event for Gemini CLI", gemini, `{"hook_event_name":"PreToolUse"}`, ""},
+		{"BeforeTool is another event for Claude Code", claude, `{"hook_event_name":"BeforeTool"}`, ""},
+		{"a whole BeforeTool", gemini, `{"hook_event_name":"BeforeTool","tool_name":"glob","tool_input":{"pattern":"*"}}`, ""},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			_, err := c.host.Decode([]byte(c.payload))
+			if c.code == "" {
+				if err != nil {
+					t.Fatal(err)
+				}
+				return
+			}
+			if e, ok := err.(*Error); !ok || e.Code != c.code {
+				t.Fatalf("err = %v, want code %s", err, c.code)
+			}
+		})
+	}
+}
