@@ -7,6 +7,7 @@ import (
 
 	"github.com/slimgate/slim/hooks/claudecode"
 	"github.com/slimgate/slim/hooks/codex"
+	"github.com/slimgate/slim/hooks/gemini"
 	"github.com/slimgate/slim/hooks/install"
 	"github.com/urfave/cli/v2"
 )
@@ -20,19 +21,20 @@ func hooksCommand(e *env) *cli.Command {
 			&cli.BoolFlag{Name: "git", Usage: verb + " the git hook shims pre-commit and pre-applypatch"},
 			&cli.BoolFlag{Name: "claude-code", Usage: verb + " slim's PreToolUse and PostToolUse hooks in Claude Code's .claude/settings.json"},
 			&cli.BoolFlag{Name: "codex", Usage: verb + " slim's PreToolUse and PostToolUse hooks in Codex CLI's .codex/hooks.json"},
-			&cli.BoolFlag{Name: "global", Usage: "with --opencode: the user-wide plugin ($XDG_CONFIG_HOME/opencode/plugin/slim.js); with --claude-code: the user's settings (~/.claude/settings.json); with --codex: the user's hooks (~/.codex/hooks.json)"},
+			&cli.BoolFlag{Name: "gemini-cli", Usage: verb + " slim's BeforeTool and AfterTool hooks in Gemini CLI's .gemini/settings.json"},
+			&cli.BoolFlag{Name: "global", Usage: "with --opencode: the user-wide plugin ($XDG_CONFIG_HOME/opencode/plugin/slim.js); with --claude-code: the user's settings (~/.claude/settings.json); with --codex: the user's hooks (~/.codex/hooks.json); with --gemini-cli: the user's settings (~/.gemini/settings.json)"},
 			&cli.BoolFlag{Name: "json", Usage: "print {results: [{kind, path, action, note}]}"},
 		}
 	}
 	return &cli.Command{
 		Name:      "hooks",
-		Usage:     "install or remove the OpenCode plugin, the Claude Code and Codex hooks and the git hook shims",
-		UsageText: "slim hooks install|uninstall [--opencode] [--claude-code] [--codex] [--git] [--global]\n\nExample:\n   slim hooks install --opencode --git",
+		Usage:     "install or remove the OpenCode plugin, the Claude Code, Codex and Gemini CLI hooks and the git hook shims",
+		UsageText: "slim hooks install|uninstall [--opencode] [--claude-code] [--codex] [--gemini-cli] [--git] [--global]\n\nExample:\n   slim hooks install --opencode --git",
 		Subcommands: []*cli.Command{
 			{
 				Name:  "install",
-				Usage: "write the OpenCode plugin, the Claude Code or Codex hooks and/or the git hook shims",
-				UsageText: "slim hooks install [--opencode] [--claude-code] [--codex] [--git] [--global] [--json]\n\n" +
+				Usage: "write the OpenCode plugin, the Claude Code, Codex or Gemini CLI hooks and/or the git hook shims",
+				UsageText: "slim hooks install [--opencode] [--claude-code] [--codex] [--gemini-cli] [--git] [--global] [--json]\n\n" +
 					"The plugin goes to .opencode/plugin/slim.js at the git worktree top (else the current\n" +
 					"directory), or with --global to $XDG_CONFIG_HOME/opencode/plugin/slim.js. The git shims go\n" +
 					"to the repository's hooks directory (core.hooksPath honoured); an existing hook is moved\n" +
@@ -45,17 +47,21 @@ func hooksCommand(e *env) *cli.Command {
 					"that is not a JSON object, or is a link, is left untouched (exit 5).\n" +
 					"--codex does the same for `slim hook --host codex` in .codex/hooks.json at the worktree top\n" +
 					"(with --global $CODEX_HOME/hooks.json, ~/.codex/hooks.json by default) and says what to do\n" +
-					"when Codex asks to trust the new hooks.\n\n" +
-					"Examples:\n   slim hooks install --opencode --git\n   slim hooks install --opencode --global\n   slim hooks install --claude-code\n   slim hooks install --codex",
+					"when Codex asks to trust the new hooks.\n" +
+					"--gemini-cli does the same for `slim hook --host gemini-cli` as a BeforeTool and an AfterTool\n" +
+					"hook in .gemini/settings.json at the worktree top (with --global ~/.gemini/settings.json, or\n" +
+					"$GEMINI_CLI_HOME/.gemini/settings.json); Gemini CLI runs a project's hooks only in a trusted folder.\n\n" +
+					"Examples:\n   slim hooks install --opencode --git\n   slim hooks install --opencode --global\n   slim hooks install --claude-code\n   slim hooks install --codex\n   slim hooks install --gemini-cli",
 				Flags:  flags("install"),
 				Action: func(c *cli.Context) error { return runHooks(e, c, true) },
 			},
 			{
 				Name:  "uninstall",
 				Usage: "remove what `slim hooks install` wrote and restore chained git hooks",
-				UsageText: "slim hooks uninstall [--opencode] [--claude-code] [--codex] [--git] [--global] [--json]\n\n" +
+				UsageText: "slim hooks uninstall [--opencode] [--claude-code] [--codex] [--gemini-cli] [--git] [--global] [--json]\n\n" +
 					"Only files slim wrote are removed; a git hook that was moved aside is put back. From\n" +
-					"Claude Code's settings and Codex's hooks.json only slim's own hook entries are removed.\n\n" +
+					"Claude Code's and Gemini CLI's settings and Codex's hooks.json only slim's own hook entries\n" +
+					"are removed.\n\n" +
 					"Example:\n   slim hooks uninstall --git",
 				Flags:  flags("remove"),
 				Action: func(c *cli.Context) error { return runHooks(e, c, false) },
@@ -71,19 +77,24 @@ func hooksCommand(e *env) *cli.Command {
 // seconds, after which the call runs.
 const claudeHookTimeout = 10
 
+// geminiHookTimeoutMS is the same bound for Gemini CLI, which counts hook
+// timeouts in milliseconds (its own default is a minute).
+const geminiHookTimeoutMS = claudeHookTimeout * 1000
+
 func runHooks(e *env, c *cli.Context, installing bool) error {
 	if c.NArg() > 0 {
 		return usageErr("hooks %s takes no arguments (got %q)", c.Command.Name, c.Args().First())
 	}
 	doOpenCode, doGit, doClaude, doCodex, global := c.Bool("opencode"), c.Bool("git"), c.Bool("claude-code"), c.Bool("codex"), c.Bool("global")
-	if !doOpenCode && !doGit && !doClaude && !doCodex {
+	doGemini := c.Bool("gemini-cli")
+	if !doOpenCode && !doGit && !doClaude && !doCodex && !doGemini {
 		if !global {
-			return usageErr("say what to %s: --opencode, --claude-code, --codex, --git, or several (for example: slim hooks %s --opencode --git)", c.Command.Name, c.Command.Name)
+			return usageErr("say what to %s: --opencode, --claude-code, --codex, --gemini-cli, --git, or several (for example: slim hooks %s --opencode --git)", c.Command.Name, c.Command.Name)
 		}
 		doOpenCode = true
 	}
 	if global && doGit {
-		return usageErr("--global applies to the OpenCode plugin and the Claude Code hooks only, and likewise to the Codex hooks; git hooks are installed per repository")
+		return usageErr("--global applies to the OpenCode plugin and the Claude Code hooks only, and likewise to the Codex and Gemini CLI hooks; git hooks are installed per repository")
 	}
 	cwd, err := os.Getwd()
 	if err != nil {
@@ -168,6 +179,33 @@ func runHooks(e *env, c *cli.Context, installing bool) error {
 			r, err = install.Codex(path, guard, h)
 		} else {
 			r, err = install.UninstallCodex(path, guard, h)
+		}
+		if r.Action != "" {
+			results = append(results, r)
+		}
+		if err != nil {
+			return finish(err)
+		}
+	}
+	if doGemini {
+		path, guard, err := install.GeminiPath(cwd, global, os.Getenv)
+		if err != nil {
+			return finish(err)
+		}
+		h := install.GeminiHooks{
+			Command:    "slim " + strings.Join(geminiArgs(), " "),
+			PreMatcher: gemini.BeforeToolMatcher(),
+			TimeoutMS:  geminiHookTimeoutMS,
+		}
+		note := ""
+		if !global {
+			note = install.GeminiProjectNote
+		}
+		var r install.Result
+		if installing {
+			r, err = install.Gemini(path, guard, h, note)
+		} else {
+			r, err = install.UninstallGemini(path, guard, h)
 		}
 		if r.Action != "" {
 			results = append(results, r)

@@ -36,6 +36,23 @@ type ClaudeCodeHooks struct {
 	Command    string
 	PreMatcher string
 	Timeout    int
+	// PreEvent and PostEvent are the host's names of its before and after
+	// tool events, for the hosts that share this layout under other names
+	// (Gemini CLI's BeforeTool and AfterTool); empty means PreToolUse and
+	// PostToolUse.
+	PreEvent, PostEvent string
+}
+
+// events are h's before and after event names.
+func (h ClaudeCodeHooks) events() (pre, post string) {
+	pre, post = h.PreEvent, h.PostEvent
+	if pre == "" {
+		pre = "PreToolUse"
+	}
+	if post == "" {
+		post = "PostToolUse"
+	}
+	return pre, post
 }
 
 // isOurs reports whether command is slim's Claude Code hook command, as
@@ -109,9 +126,10 @@ func UninstallClaudeCode(path, guard string, h ClaudeCodeHooks) (Result, error) 
 	return uninstallCommandHooks("claude-code", path, guard, h)
 }
 
-// installCommandHooks adds h's PreToolUse and PostToolUse entries to the
-// settings file at path, for the hosts whose hooks have Claude Code's
-// layout (events, matcher groups, command entries): Claude Code and Codex.
+// installCommandHooks adds h's before and after entries (PreToolUse and
+// PostToolUse unless h names others) to the settings file at path, for the
+// hosts whose hooks have Claude Code's layout (events, matcher groups,
+// command entries): Claude Code, Codex and Gemini CLI.
 // kind is the host's Result.Kind, also named in errors; note, when the
 // file is written, is Result.Note. See ClaudeCode for what is kept,
 // replaced and refused.
@@ -126,7 +144,8 @@ func installCommandHooks(kind, path, guard string, h ClaudeCodeHooks, note strin
 		return r, err
 	}
 	changed := false
-	for _, ev := range []struct{ name, matcher string }{{"PreToolUse", h.PreMatcher}, {"PostToolUse", "*"}} {
+	pre, post := h.events()
+	for _, ev := range []struct{ name, matcher string }{{pre, h.PreMatcher}, {post, "*"}} {
 		c, err := s.install(ev.name, h.group(ev.matcher), h)
 		if err != nil {
 			return r, err
@@ -172,7 +191,8 @@ func uninstallCommandHooks(kind, path, guard string, h ClaudeCodeHooks) (Result,
 	if err != nil {
 		return r, err
 	}
-	for _, ev := range []string{"PreToolUse", "PostToolUse"} {
+	pre, post := h.events()
+	for _, ev := range []string{pre, post} {
 		if err := s.strip(ev, h); err != nil {
 			return r, err
 		}
