@@ -61,7 +61,7 @@ func hookCommand(e *env) *cli.Command {
 		Action: func(c *cli.Context) error {
 			if host := c.String("host"); host != "" {
 				if host != hostClaudeCode && host != hostCodex && host != hostGemini {
-					return usageErr("hook: unknown --host %q; want claude-code or codex, or gemini-cli", host)
+					return usageErr("hook: unknown --host %q; want claude-code, codex or gemini-cli", host)
 				}
 				if c.NArg() != 0 {
 					return usageErr("hook --host %s takes no phase: the host names its event in the request", host)

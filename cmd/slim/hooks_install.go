@@ -94,7 +94,7 @@ func runHooks(e *env, c *cli.Context, installing bool) error {
 		doOpenCode = true
 	}
 	if global && doGit {
-		return usageErr("--global applies to the OpenCode plugin and the Claude Code hooks only, and likewise to the Codex and Gemini CLI hooks; git hooks are installed per repository")
+		return usageErr("--global applies to the OpenCode plugin and the Claude Code, Codex and Gemini CLI hooks; git hooks are installed per repository")
 	}
 	cwd, err := os.Getwd()
 	if err != nil {
