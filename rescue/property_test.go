@@ -5,7 +5,10 @@ package rescue_test
 // it was, a drift of the file on disk, and then rescue.Process. Either the
 // patch is applied and the file equals the intended edit on the drifted
 // file (untouched lines byte-identical), or it is refused and nothing on
-// disk changed. See "How slim rescue is verified" in docs/rescue.md.
+// disk changed. A wrong apply (the file differs from the intended edit) or
+// an unsafe one (a refusal that still changed the disk) fails the test;
+// refusals are counted, and the drift kinds the rescue is built for must
+// mostly apply.
 
 import (
 	"bytes"
