@@ -101,78 +101,14 @@ func claudeSwitches() []string {
 // claudeProject is one throw-away git project with slim's Claude Code hooks
 // installed by the real `slim hooks install --claude-code`, and an
 // isolated home for the host.
-type claudeProject struct {
-	t       *testing.T
-	bin     string // claude
-	root    string
-	dir     string // the project (git work tree, host cwd)
-	outside string // beside the project
-	home    string
-	pathDir string // holds the `slim` the hook command runs
-}
+type claudeProject struct{ *hookProject }
 
 func newClaudeProject(t *testing.T, files map[string]string) *claudeProject {
 	t.Helper()
-	bin := claudeBinary(t)
-	root := t.TempDir()
-	if keep := os.Getenv("SLIM_E2E_KEEP"); keep != "" {
-		root = filepath.Join(keep, unsafeName.ReplaceAllString(t.Name(), "_"))
-		if err := os.RemoveAll(root); err != nil {
-			t.Fatal(err)
-		}
-	}
-	p := &claudeProject{t: t, bin: bin, root: root, dir: filepath.Join(root, "proj"), outside: filepath.Join(root, "outside"),
-		home: filepath.Join(root, "home"), pathDir: filepath.Join(root, "bin")}
-	for _, d := range []string{p.dir, p.outside, filepath.Join(p.home, ".claude"), p.pathDir, filepath.Join(root, "tmp"), filepath.Join(root, "slim-state")} {
-		mustMkdir(t, d)
-	}
-	// The installed hook command is `slim hook --host claude-code`, found on
-	// PATH, as a user's would be.
-	if err := os.Symlink(slimBinary(t), filepath.Join(p.pathDir, "slim")); err != nil {
-		t.Fatal(err)
-	}
-	for rel, content := range files {
-		full := filepath.Join(p.dir, filepath.FromSlash(rel))
-		mustMkdir(t, filepath.Dir(full))
-		mustWrite(t, full, content)
-	}
-	p.git("init", "-q")
-	p.slim("hooks", "install", "--claude-code")
-	p.git("add", "-A")
-	p.git("commit", "-q", "-m", "initial")
-	return p
-}
-
-func (p *claudeProject) env() []string {
-	env := cleanEnv(p.home)
-	env[0] = "PATH=" + p.pathDir + string(os.PathListSeparator) + cleanPath()
-	return append(append(env, claudeSwitches()...),
-		"CLAUDE_CONFIG_DIR="+filepath.Join(p.home, ".claude"),
-		"TMPDIR="+filepath.Join(p.root, "tmp"),
-		"SLIM_STATE_DIR="+filepath.Join(p.root, "slim-state"),
-		"SLIM_LOG_FILE="+filepath.Join(p.root, "slim.log"),
-		"SLIM_LOG_LEVEL=debug",
-	)
-}
-
-func (p *claudeProject) git(args ...string) {
-	p.t.Helper()
-	cmd := exec.Command("git", append([]string{"-c", "user.name=e2e", "-c", "user.email=e2e@example.invalid", "-c", "init.defaultBranch=main"}, args...)...)
-	cmd.Dir = p.dir
-	cmd.Env = p.env()
-	if out, err := cmd.CombinedOutput(); err != nil {
-		p.t.Fatalf("git %s: %v\n%s", strings.Join(args, " "), err, out)
-	}
-}
-
-func (p *claudeProject) slim(args ...string) {
-	p.t.Helper()
-	cmd := exec.Command(filepath.Join(p.pathDir, "slim"), args...)
-	cmd.Dir = p.dir
-	cmd.Env = p.env()
-	if out, err := cmd.CombinedOutput(); err != nil {
-		p.t.Fatalf("slim %s: %v\n%s", strings.Join(args, " "), err, out)
-	}
+	return &claudeProject{newHookProject(t, claudeBinary(t), files, "--claude-code",
+		func(p *hookProject) []string {
+			return append(claudeSwitches(), "CLAUDE_CONFIG_DIR="+filepath.Join(p.home, ".claude"))
+		}, ".claude")}
 }
 
 // claudeRun is what one `claude -p` left behind.

@@ -88,77 +88,18 @@ func codexBinary(t *testing.T) string {
 // installed by the real `slim hooks install --codex`, and an isolated home
 // and CODEX_HOME for the host.
 type codexProject struct {
-	t       *testing.T
-	bin     string
-	root    string
-	dir     string // the project (git work tree, host cwd)
-	outside string // beside the project
-	home    string
-	codex   string // CODEX_HOME
-	pathDir string // holds the `slim` the hook command runs
+	*hookProject
+	codex string // CODEX_HOME
 }
 
 func newCodexProject(t *testing.T, files map[string]string) *codexProject {
 	t.Helper()
-	bin := codexBinary(t)
-	root := t.TempDir()
-	if keep := os.Getenv("SLIM_E2E_KEEP"); keep != "" {
-		root = filepath.Join(keep, unsafeName.ReplaceAllString(t.Name(), "_"))
-		if err := os.RemoveAll(root); err != nil {
-			t.Fatal(err)
-		}
-	}
-	p := &codexProject{t: t, bin: bin, root: root, dir: filepath.Join(root, "proj"), outside: filepath.Join(root, "outside"),
-		home: filepath.Join(root, "home"), codex: filepath.Join(root, "codex-home"), pathDir: filepath.Join(root, "bin")}
-	for _, d := range []string{p.dir, p.outside, p.home, p.codex, p.pathDir, filepath.Join(root, "tmp"), filepath.Join(root, "slim-state")} {
-		mustMkdir(t, d)
-	}
-	if err := os.Symlink(slimBinary(t), filepath.Join(p.pathDir, "slim")); err != nil {
-		t.Fatal(err)
-	}
-	for rel, content := range files {
-		full := filepath.Join(p.dir, filepath.FromSlash(rel))
-		mustMkdir(t, filepath.Dir(full))
-		mustWrite(t, full, content)
-	}
-	p.git("init", "-q")
-	p.slim("hooks", "install", "--codex")
-	p.git("add", "-A")
-	p.git("commit", "-q", "-m", "initial")
+	hp := newHookProject(t, codexBinary(t), files, "--codex", func(p *hookProject) []string {
+		return []string{"CODEX_HOME=" + filepath.Join(p.root, "codex-home"), "SLIM_E2E_FAKE_KEY=sk-e2e-dummy"}
+	})
+	p := &codexProject{hookProject: hp, codex: filepath.Join(hp.root, "codex-home")}
+	mustMkdir(t, p.codex)
 	return p
-}
-
-func (p *codexProject) env() []string {
-	env := cleanEnv(p.home)
-	env[0] = "PATH=" + p.pathDir + string(os.PathListSeparator) + cleanPath()
-	return append(env,
-		"CODEX_HOME="+p.codex,
-		"SLIM_E2E_FAKE_KEY=sk-e2e-dummy",
-		"TMPDIR="+filepath.Join(p.root, "tmp"),
-		"SLIM_STATE_DIR="+filepath.Join(p.root, "slim-state"),
-		"SLIM_LOG_FILE="+filepath.Join(p.root, "slim.log"),
-		"SLIM_LOG_LEVEL=debug",
-	)
-}
-
-func (p *codexProject) git(args ...string) {
-	p.t.Helper()
-	cmd := exec.Command("git", append([]string{"-c", "user.name=e2e", "-c", "user.email=e2e@example.invalid", "-c", "init.defaultBranch=main"}, args...)...)
-	cmd.Dir = p.dir
-	cmd.Env = p.env()
-	if out, err := cmd.CombinedOutput(); err != nil {
-		p.t.Fatalf("git %s: %v\n%s", strings.Join(args, " "), err, out)
-	}
-}
-
-func (p *codexProject) slim(args ...string) {
-	p.t.Helper()
-	cmd := exec.Command(filepath.Join(p.pathDir, "slim"), args...)
-	cmd.Dir = p.dir
-	cmd.Env = p.env()
-	if out, err := cmd.CombinedOutput(); err != nil {
-		p.t.Fatalf("slim %s: %v\n%s", strings.Join(args, " "), err, out)
-	}
 }
 
 // codexRun is what one `codex exec` left behind.
