@@ -11,7 +11,6 @@ import (
 	"github.com/slimgate/slim/hooks/internal/hookcmd"
 	"github.com/slimgate/slim/hooks/loopguard"
 	"github.com/slimgate/slim/hooks/protocol"
-	"github.com/slimgate/slim/worktree"
 )
 
 // Output is the JSON object Claude Code reads from a hook's stdout. The
@@ -196,26 +195,14 @@ func (a *Adapter) rescueEdit(in *Input) Output {
 // is out: a deny (outside, into .git, through a link out, or a target slim
 // cannot read or check) or, with Passthrough, an ask.
 func (a *Adapter) contain(in *Input, field string) (out Output, stop bool) {
-	target, ok := in.ToolInput[field].(string)
-	if !ok || target == "" {
-		return deny(fmt.Sprintf("slim could not check this %s call, so it was not run: tool_input.%s is missing or not a string", in.ToolName, field)), true
-	}
-	h := a.host(in)
-	g, err := worktree.NewSessionGuard(h.Directory, "", false, worktree.Options{AllowNested: a.AllowNested})
-	if err != nil {
-		a.Log.Warn().Err(err).Str("directory", h.Directory).Msg("containment unavailable; denying the write")
-		return deny(fmt.Sprintf("slim could not check this %s call, so it was not run: the session directory %q cannot be resolved: %v", in.ToolName, h.Directory, err)), true
-	}
-	v := g.Check(target)
-	if v.Inside {
+	c := hookcmd.CheckWrite(a.Log, a.host(in).Directory, in.ToolName, in.ToolInput, field, a.AllowNested, a.Passthrough)
+	switch {
+	case c.Refusal == "":
 		return Output{}, false
+	case c.Ask:
+		return Output{HookSpecificOutput: &Specific{HookEventName: PreToolUse, PermissionDecision: "ask", PermissionDecisionReason: c.Refusal}}, true
 	}
-	reason := g.BlockError(in.ToolName, v).Error()
-	a.Log.Info().Str("tool", in.ToolName).Str("code", v.Code).Str("target", target).Msg("write outside the workspace")
-	if a.Passthrough && v.BySpelling {
-		return Output{HookSpecificOutput: &Specific{HookEventName: PreToolUse, PermissionDecision: "ask", PermissionDecisionReason: reason}}, true
-	}
-	return deny(reason), true
+	return deny(c.Refusal), true
 }
 
 func (a *Adapter) post(in *Input) Output {

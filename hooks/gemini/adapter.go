@@ -11,7 +11,6 @@ import (
 	"github.com/slimgate/slim/hooks/internal/hookcmd"
 	"github.com/slimgate/slim/hooks/loopguard"
 	"github.com/slimgate/slim/hooks/protocol"
-	"github.com/slimgate/slim/worktree"
 )
 
 // Output is the JSON object Gemini CLI reads from a hook's stdout (exit 0).
@@ -224,26 +223,14 @@ func changedInput(in *Input, newArgs map[string]any) map[string]any {
 // is out: a deny (outside, into .git, through a link out, or a target slim
 // cannot read or check) or, with Passthrough, an ask.
 func (a *Adapter) contain(in *Input) (out Output, stop bool) {
-	target, ok := in.ToolInput["file_path"].(string)
-	if !ok || target == "" {
-		return deny(fmt.Sprintf("slim could not check this %s call, so it was not run: tool_input.file_path is missing or not a string", in.ToolName)), true
-	}
-	h := host(in)
-	g, err := worktree.NewSessionGuard(h.Directory, "", false, worktree.Options{AllowNested: a.AllowNested})
-	if err != nil {
-		a.Log.Warn().Err(err).Str("directory", h.Directory).Msg("containment unavailable; denying the write")
-		return deny(fmt.Sprintf("slim could not check this %s call, so it was not run: the session directory %q cannot be resolved: %v", in.ToolName, h.Directory, err)), true
-	}
-	v := g.Check(target)
-	if v.Inside {
+	c := hookcmd.CheckWrite(a.Log, host(in).Directory, in.ToolName, in.ToolInput, "file_path", a.AllowNested, a.Passthrough)
+	switch {
+	case c.Refusal == "":
 		return Output{}, false
+	case c.Ask:
+		return Output{Decision: "ask", Reason: c.Refusal, SystemMessage: c.Refusal}, true
 	}
-	reason := g.BlockError(in.ToolName, v).Error()
-	a.Log.Info().Str("tool", in.ToolName).Str("code", v.Code).Str("target", target).Msg("write outside the workspace")
-	if a.Passthrough && v.BySpelling {
-		return Output{Decision: "ask", Reason: reason, SystemMessage: reason}, true
-	}
-	return deny(reason), true
+	return deny(c.Refusal), true
 }
 
 // responseText is what the loop guard compares of a result: the text the
