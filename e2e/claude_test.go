@@ -10,7 +10,6 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -26,53 +25,18 @@ const claudePinnedVersion = "2.1.332"
 // killed when it is reached. A healthy run takes a few seconds.
 const claudeRunTimeout = 90 * time.Second
 
-var claudeSuite struct {
-	once sync.Once
-	bin  string
-	err  error
+// claudeHost is the pinned Claude Code (SLIM_E2E_CLAUDE overrides the one
+// in node_modules); its --version starts with the version.
+var claudeHost = &pinnedHost{
+	name: "claude", override: "SLIM_E2E_CLAUDE", want: claudePinnedVersion,
+	env: func() []string {
+		return append(cleanEnv(filepath.Join(os.TempDir(), "slim-e2e-claude-version")), claudeSwitches()...)
+	},
+	version: func(out string) string { v, _, _ := strings.Cut(out, " "); return v },
 }
 
-// claudeBinary returns the pinned claude binary (SLIM_E2E_CLAUDE overrides
-// the one in node_modules), or skips/fails the test.
-func claudeBinary(t *testing.T) string {
-	t.Helper()
-	if e2eMode() == "off" {
-		t.Skip("SLIM_E2E=off")
-	}
-	claudeSuite.once.Do(func() {
-		bin := os.Getenv("SLIM_E2E_CLAUDE")
-		if bin == "" {
-			bin = filepath.Join("node_modules", ".bin", "claude")
-		}
-		abs, err := filepath.Abs(bin)
-		if err != nil {
-			claudeSuite.err = fmt.Errorf("locate claude: %w", err)
-			return
-		}
-		if _, err := os.Stat(abs); err != nil {
-			claudeSuite.err = fmt.Errorf("claude code host not installed: %w", err)
-			return
-		}
-		ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
-		defer cancel()
-		cmd := exec.CommandContext(ctx, abs, "--version")
-		cmd.Env = append(cleanEnv(filepath.Join(os.TempDir(), "slim-e2e-claude-version")), claudeSwitches()...)
-		out, err := cmd.CombinedOutput()
-		if err != nil {
-			claudeSuite.err = fmt.Errorf("claude --version: %w: %s", err, bytes.TrimSpace(out))
-			return
-		}
-		if v, _, _ := strings.Cut(strings.TrimSpace(string(out)), " "); v != claudePinnedVersion {
-			claudeSuite.err = fmt.Errorf("claude is version %q, want %s (reinstall with scripts/e2e-setup.sh)", v, claudePinnedVersion)
-			return
-		}
-		claudeSuite.bin = abs
-	})
-	if claudeSuite.err != nil {
-		unavailable(t, "%v", claudeSuite.err)
-	}
-	return claudeSuite.bin
-}
+// claudeBinary returns the pinned claude binary, or skips/fails the test.
+func claudeBinary(t *testing.T) string { return claudeHost.binary(t) }
 
 // cleanEnv is an environment with nothing inherited but PATH (stripped of
 // any slim), and home at home.

@@ -9,7 +9,6 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -29,60 +28,20 @@ const codexModel = "gpt-5.5"
 // killed when it is reached. A healthy run takes a few seconds.
 const codexRunTimeout = 90 * time.Second
 
-var codexSuite struct {
-	once sync.Once
-	bin  string
-	err  error
+// codexHost is the pinned Codex CLI (SLIM_E2E_CODEX overrides the one in
+// node_modules); the version is the last line of its --version, after any
+// warnings about its home.
+var codexHost = &pinnedHost{
+	name: "codex", override: "SLIM_E2E_CODEX", want: codexPinnedVersion,
+	env: func() []string { return cleanEnv(filepath.Join(os.TempDir(), "slim-e2e-codex-version")) },
+	version: func(out string) string {
+		lines := strings.Split(out, "\n")
+		return strings.TrimPrefix(lines[len(lines)-1], "codex-cli ")
+	},
 }
 
-// codexBinary returns the codex binary: SLIM_E2E_CODEX, else the one
-// e2e/package.json pins in node_modules (scripts/e2e-setup.sh installs
-// it). A missing one skips the test, or fails it under SLIM_E2E=require;
-// one that is there must be the pinned release.
-func codexBinary(t *testing.T) string {
-	t.Helper()
-	if e2eMode() == "off" {
-		t.Skip("SLIM_E2E=off")
-	}
-	codexSuite.once.Do(func() {
-		bin := os.Getenv("SLIM_E2E_CODEX")
-		if bin == "" {
-			bin = filepath.Join("node_modules", ".bin", "codex")
-		}
-		abs, err := filepath.Abs(bin)
-		if err != nil {
-			codexSuite.err = fmt.Errorf("locate codex: %w", err)
-			return
-		}
-		if _, err := os.Stat(abs); err != nil {
-			codexSuite.bin, codexSuite.err = "", errors.New("missing")
-			return
-		}
-		ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
-		defer cancel()
-		cmd := exec.CommandContext(ctx, abs, "--version")
-		cmd.Env = cleanEnv(filepath.Join(os.TempDir(), "slim-e2e-codex-version"))
-		out, err := cmd.CombinedOutput()
-		if err != nil {
-			codexSuite.err = fmt.Errorf("codex --version: %w: %s", err, bytes.TrimSpace(out))
-			return
-		}
-		// The version is the last line; warnings about its home come first.
-		lines := strings.Split(strings.TrimSpace(string(out)), "\n")
-		if v := strings.TrimPrefix(lines[len(lines)-1], "codex-cli "); v != codexPinnedVersion {
-			codexSuite.err = fmt.Errorf("codex is version %q, want %s (npm install @openai/codex@%s)", v, codexPinnedVersion, codexPinnedVersion)
-			return
-		}
-		codexSuite.bin = abs
-	})
-	if codexSuite.err != nil && codexSuite.err.Error() == "missing" {
-		unavailable(t, "codex %s is not installed (scripts/e2e-setup.sh installs it; or SLIM_E2E_CODEX=<codex>)", codexPinnedVersion)
-	}
-	if codexSuite.err != nil {
-		t.Fatal(codexSuite.err)
-	}
-	return codexSuite.bin
-}
+// codexBinary returns the pinned codex binary, or skips/fails the test.
+func codexBinary(t *testing.T) string { return codexHost.binary(t) }
 
 // codexProject is one throw-away git project with slim's Codex hooks
 // installed by the real `slim hooks install --codex`, and an isolated home

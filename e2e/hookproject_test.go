@@ -1,12 +1,74 @@
 package e2e
 
 import (
+	"bytes"
+	"context"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
+	"time"
 )
+
+// pinnedHost is a host program e2e/package.json pins (scripts/e2e-setup.sh
+// installs it into node_modules), found and checked once per test run.
+type pinnedHost struct {
+	name     string // its name in node_modules/.bin
+	override string // the variable that names another copy
+	want     string // the pinned version
+	env      func() []string
+	version  func(out string) string // the version in its trimmed --version output
+
+	once sync.Once
+	bin  string
+	err  error
+}
+
+// binary returns the host's path. A host that is missing, does not run or
+// is not the pinned version skips the test, or fails it under
+// SLIM_E2E=require.
+func (h *pinnedHost) binary(t *testing.T) string {
+	t.Helper()
+	if e2eMode() == "off" {
+		t.Skip("SLIM_E2E=off")
+	}
+	h.once.Do(func() {
+		bin := os.Getenv(h.override)
+		if bin == "" {
+			bin = filepath.Join("node_modules", ".bin", h.name)
+		}
+		abs, err := filepath.Abs(bin)
+		if err != nil {
+			h.err = fmt.Errorf("locate %s: %w", h.name, err)
+			return
+		}
+		if _, err := os.Stat(abs); err != nil {
+			h.err = fmt.Errorf("%s %s is not installed (scripts/e2e-setup.sh installs it; or %s=<path>): %w", h.name, h.want, h.override, err)
+			return
+		}
+		ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+		defer cancel()
+		cmd := exec.CommandContext(ctx, abs, "--version")
+		cmd.Env = h.env()
+		out, err := cmd.CombinedOutput()
+		if err != nil {
+			h.err = fmt.Errorf("%s --version: %w: %s", h.name, err, bytes.TrimSpace(out))
+			return
+		}
+		if v := h.version(strings.TrimSpace(string(out))); v != h.want {
+			h.err = fmt.Errorf("%s is version %q, want %s (reinstall with scripts/e2e-setup.sh)", h.name, v, h.want)
+			return
+		}
+		h.bin = abs
+	})
+	if h.err != nil {
+		unavailable(t, "%v", h.err)
+	}
+	return h.bin
+}
 
 // hookProject is one throw-away git project for a host that runs slim as
 // its hook command (Claude Code, Codex CLI): slim's hooks installed by the
