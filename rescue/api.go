@@ -76,6 +76,12 @@ type Options struct {
 	Apply bool
 	// DryRunDiff computes Result.Diff and writes nothing.
 	DryRunDiff bool
+	// Expect, with Apply, is the State of an earlier dry run of the same
+	// patch, typically the one a user approved: Apply writes nothing and
+	// fails with a verification error when any file the patch reads is not
+	// as it was then, so what is written is what was shown. Empty means no
+	// such check.
+	Expect string
 	// Context bounds the work. When its deadline passes, Process stops and
 	// returns a blocked error (code budget_exceeded) that wraps
 	// context.DeadlineExceeded; when it is cancelled (an interrupt) during
@@ -83,10 +89,16 @@ type Options struct {
 	// context.Canceled. Nil means no bound.
 	Context context.Context
 
-	// Test seams: afterCheck runs once containment is decided, before any
-	// file is read; beforeStep before each file Apply writes.
+	// BeforeWrite, when set, runs before Apply writes (or removes) its i-th
+	// file, after every file was compared with the bytes read. When
+	// Context ends while it runs, nothing more is written and what was
+	// written is rolled back. It lets a caller (a test of interruption)
+	// stop an apply between two files.
+	BeforeWrite func(i int)
+
+	// Test seam: afterCheck runs once containment is decided, before any
+	// file is read.
 	afterCheck func()
-	beforeStep func(int)
 }
 
 // Result is what Process decided, in the shape of `slim rescue --json`.
@@ -104,6 +116,28 @@ type Result struct {
 	Warnings []string `json:"warnings,omitempty"`
 	// Diff is the unified diff of what would be written (DryRunDiff only).
 	Diff string `json:"-"`
+	// Changes lists every file that is (Apply) or would be (DryRunDiff)
+	// written or removed, each with its own diff; absent in print mode.
+	Changes []Change `json:"changes,omitempty"`
+	// State fingerprints the bytes of every file the patch read, in a
+	// dry run or an apply; passing it back as Options.Expect binds a later
+	// Apply to exactly those bytes.
+	State string `json:"state,omitempty"`
+}
+
+// Change is one file a dry run or an apply writes or removes. Path and
+// Move are spelled as in the patch; Abs and MoveAbs are the absolute paths
+// they name (lexically, links not followed). Diff is its git-style unified
+// diff, and Additions and Deletions count its added and removed lines.
+type Change struct {
+	Path      string `json:"path"`
+	Abs       string `json:"abs"`
+	Op        string `json:"op"` // add, delete, update (a Move is an update with Move set)
+	Move      string `json:"move,omitempty"`
+	MoveAbs   string `json:"moveAbs,omitempty"`
+	Additions int    `json:"additions"`
+	Deletions int    `json:"deletions"`
+	Diff      string `json:"diff"`
 }
 
 // Repair is one normalisation or rescue step, reported in --json. Kind is

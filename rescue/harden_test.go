@@ -134,7 +134,7 @@ func TestApplyParentSwappedForLinkIsRefused(t *testing.T) {
 	for _, tc := range []struct {
 		name   string
 		target string // where the link points, relative to the repository
-		seam   string // afterCheck: before the read; beforeStep: before the write
+		seam   string // afterCheck: before the read; BeforeWrite: before the write
 	}{
 		{"git dir before the read", ".git", "afterCheck"},
 		{"git dir before the write", ".git", "beforeStep"},
@@ -165,7 +165,7 @@ func TestApplyParentSwappedForLinkIsRefused(t *testing.T) {
 			if tc.seam == "afterCheck" {
 				opts.afterCheck = func() { swap(); before = treeState(t, repo) }
 			} else {
-				opts.beforeStep = func(int) { swap(); before = treeState(t, repo) }
+				opts.BeforeWrite = func(int) { swap(); before = treeState(t, repo) }
 			}
 			_, err := Process([]byte(patch), opts)
 			if kindOf(err) != Blocked {
@@ -301,7 +301,7 @@ func TestInterruptDuringApplyRollsBack(t *testing.T) {
 	before := treeState(t, e.dir)
 	ctx, cancel := context.WithCancel(context.Background())
 	_, err := Process([]byte(wrap(patch.String())), Options{Directory: e.dir, NoWorktree: true, Apply: true, Context: ctx,
-		beforeStep: func(i int) {
+		BeforeWrite: func(i int) {
 			if i == 10 {
 				cancel()
 			}

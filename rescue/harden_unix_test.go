@@ -44,7 +44,7 @@ func TestRollbackRestoresInodeOwnerModeAndLinks(t *testing.T) {
 	// Fail on the second file: b.txt changes under slim after tool is
 	// written.
 	_, err := Process([]byte(patch), Options{Directory: e.dir, NoWorktree: true, Apply: true,
-		beforeStep: func(i int) {
+		BeforeWrite: func(i int) {
 			if i == 1 {
 				os.WriteFile(filepath.Join(e.dir, "b.txt"), []byte("someone\n"), 0o644)
 			}
@@ -86,7 +86,7 @@ func TestRollbackRestoresDeletedInode(t *testing.T) {
 	// Removals run last: fail the removal's own compare-and-swap by
 	// changing the file that is deleted after it.
 	_, err := Process([]byte(wrap("*** Delete File: gone.txt\n*** Delete File: b.txt\n")), Options{Directory: e.dir, NoWorktree: true, Apply: true,
-		beforeStep: func(i int) {
+		BeforeWrite: func(i int) {
 			if i == 1 {
 				os.WriteFile(filepath.Join(e.dir, "b.txt"), []byte("someone\n"), 0o644)
 			}

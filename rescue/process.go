@@ -169,13 +169,21 @@ check:
 			res.Decision, res.Changed = DecisionRewrite, true
 		}
 		res.NativeCheck.Message = "not run: slim writes the files itself"
+		res.State = w.state(r)
+		res.Changes = w.changes(r)
 		if opts.DryRunDiff {
 			res.Diff = w.unifiedDiff(r)
 			return res, nil
 		}
 		applied := false
 		res.Applied = &applied
-		if err := w.apply(ctx, r, opts.beforeStep); err != nil {
+		if opts.Expect != "" {
+			if err := w.expect(r, opts.Expect); err != nil {
+				res.Decision = DecisionBlock
+				return res, err
+			}
+		}
+		if err := w.apply(ctx, r, opts.BeforeWrite); err != nil {
 			res.Decision = DecisionBlock
 			return res, err
 		}

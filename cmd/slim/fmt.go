@@ -87,7 +87,13 @@ type formatHost struct {
 // newFormatHost builds the session's format.Host from --root and the
 // environment the host itself reads.
 func newFormatHost(e *env, c *cli.Context) (*formatHost, error) {
-	root, err := rootDir(c.String("root"))
+	return newFormatHostAt(e, c.String("root"), time.Duration(c.Float64("timeout")*float64(time.Second)))
+}
+
+// newFormatHostAt builds the format.Host of the session directory root
+// ("" for the working directory), each formatter bounded by timeout.
+func newFormatHostAt(e *env, rootFlag string, timeout time.Duration) (*formatHost, error) {
+	root, err := rootDir(rootFlag)
 	if err != nil {
 		return nil, err
 	}
@@ -97,7 +103,7 @@ func newFormatHost(e *env, c *cli.Context) (*formatHost, error) {
 	}
 	opts := readFormatOptions(e.cfg.getenv)
 	opts.Path = e.cfg.path
-	opts.Timeout = time.Duration(c.Float64("timeout") * float64(time.Second))
+	opts.Timeout = timeout
 	h, err := format.NewHost(g, opts)
 	if err != nil {
 		return nil, err

@@ -34,13 +34,16 @@ func hooksCommand(e *env) *cli.Command {
 			{
 				Name:  "install",
 				Usage: "write the OpenCode plugin, the Claude Code, Codex or Gemini CLI hooks and/or the git hook shims",
-				UsageText: "slim hooks install [--opencode] [--claude-code] [--codex] [--gemini-cli] [--git] [--global] [--json]\n\n" +
+				UsageText: "slim hooks install [--opencode [--apply]] [--claude-code] [--codex] [--gemini-cli] [--git] [--global] [--json]\n\n" +
 					"The plugin goes to .opencode/plugin/slim.js at the git worktree top (else the current\n" +
 					"directory), or with --global to $XDG_CONFIG_HOME/opencode/plugin/slim.js. The git shims go\n" +
 					"to the repository's hooks directory (core.hooksPath honoured); an existing hook is moved\n" +
 					"to <name>.pre-slim and still runs first. Files slim did not write are never overwritten.\n" +
 					"Inside the repository no symbolic link is followed: a link at .opencode, its plugin folder,\n" +
 					"slim.js or the hooks directory stops the install (exit 5) before anything is written.\n" +
+					"--apply turns on apply mode: the plugin's own apply_patch replaces OpenCode's, and slim writes\n" +
+					"the patch itself (every file or none, bytes kept, formatters run); it is recorded in slim.json\n" +
+					"beside slim.js, and an install without --apply turns it off again.\n" +
 					"--claude-code adds `slim hook --host claude-code` as a PreToolUse and a PostToolUse hook to\n" +
 					".claude/settings.json at the worktree top (with --global to ~/.claude/settings.json, or\n" +
 					"$CLAUDE_CONFIG_DIR/settings.json), keeping every other setting and hook; a settings file\n" +
@@ -51,8 +54,8 @@ func hooksCommand(e *env) *cli.Command {
 					"--gemini-cli does the same for `slim hook --host gemini-cli` as a BeforeTool and an AfterTool\n" +
 					"hook in .gemini/settings.json at the worktree top (with --global ~/.gemini/settings.json, or\n" +
 					"$GEMINI_CLI_HOME/.gemini/settings.json); Gemini CLI runs a project's hooks only in a trusted folder.\n\n" +
-					"Examples:\n   slim hooks install --opencode --git\n   slim hooks install --opencode --global\n   slim hooks install --claude-code\n   slim hooks install --codex\n   slim hooks install --gemini-cli",
-				Flags:  flags("install"),
+					"Examples:\n   slim hooks install --opencode --git\n   slim hooks install --opencode --apply\n   slim hooks install --opencode --global\n   slim hooks install --claude-code\n   slim hooks install --codex\n   slim hooks install --gemini-cli",
+				Flags:  append(flags("install"), &cli.BoolFlag{Name: "apply", Usage: "with --opencode: turn on apply mode (slim applies apply_patch itself, all files or none)"}),
 				Action: func(c *cli.Context) error { return runHooks(e, c, true) },
 			},
 			{
@@ -93,6 +96,9 @@ func runHooks(e *env, c *cli.Context, installing bool) error {
 		}
 		doOpenCode = true
 	}
+	if c.Bool("apply") && !doOpenCode {
+		return usageErr("--apply goes with --opencode: it turns on the OpenCode plugin's apply mode")
+	}
 	if global && doGit {
 		return usageErr("--global applies to the OpenCode plugin and the Claude Code, Codex and Gemini CLI hooks; git hooks are installed per repository")
 	}
@@ -128,14 +134,24 @@ func runHooks(e *env, c *cli.Context, installing bool) error {
 		if err != nil {
 			return finish(err)
 		}
-		var r install.Result
+		var r, settings install.Result
 		if installing {
 			r, err = install.OpenCode(path, guard)
+			if err == nil {
+				settings, err = install.OpenCodeSettings(path, guard, c.Bool("apply"))
+			}
 		} else {
-			r, err = install.UninstallOpenCode(path, guard)
+			// The settings go first: the plugin folder is removed only
+			// when nothing is left in it.
+			settings, err = install.OpenCodeSettings(path, guard, false)
+			if err == nil {
+				r, err = install.UninstallOpenCode(path, guard)
+			}
 		}
-		if r.Action != "" {
-			results = append(results, r)
+		for _, x := range []install.Result{r, settings} {
+			if x.Action != "" {
+				results = append(results, x)
+			}
 		}
 		if err != nil {
 			return finish(err)

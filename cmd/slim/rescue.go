@@ -6,8 +6,12 @@ import (
 	"io"
 	"os"
 	"os/signal"
+	"strconv"
+	"strings"
 	"syscall"
+	"time"
 
+	"github.com/slimgate/slim/format"
 	"github.com/slimgate/slim/internal/slimerr"
 	"github.com/slimgate/slim/rescue"
 	"github.com/urfave/cli/v2"
@@ -19,10 +23,11 @@ func rescueCommand(e *env) *cli.Command {
 	return &cli.Command{
 		Name:  "rescue",
 		Usage: "check a Codex-format patch against the files, rescue stale chunks, and print, apply or diff the result",
-		UsageText: "slim rescue [--root DIR] [--apply | --dry-run --diff] [--json] [--outside=block|passthrough] [PATCH|-]\n\n" +
+		UsageText: "slim rescue [--root DIR] [--apply [--expect STATE] [--format] | --dry-run --diff] [--json] [--outside=block|passthrough] [PATCH|-]\n\n" +
 			"Examples:\n" +
 			"   slim rescue fix.patch > fixed.patch      # print the patch the host should apply\n" +
 			"   slim rescue --apply fix.patch            # write every file or none\n" +
+			"   slim rescue --apply --format fix.patch   # and run OpenCode's formatters on what was written\n" +
 			"   slim rescue --dry-run --diff - < fix.patch\n" +
 			"   slim rescue --json fix.patch             # decision, repairs, strategies",
 		Flags: []cli.Flag{
@@ -30,6 +35,8 @@ func rescueCommand(e *env) *cli.Command {
 			&cli.BoolFlag{Name: "apply", Usage: "write the files, all or none"},
 			&cli.BoolFlag{Name: "dry-run", Usage: "with --diff: show what --apply would write, write nothing"},
 			&cli.BoolFlag{Name: "diff", Usage: "with --dry-run: print a unified diff"},
+			&cli.StringFlag{Name: "expect", Usage: "with --apply: the \"state\" of a --dry-run --diff --json run; write nothing unless every file read is as it was then"},
+			&cli.BoolFlag{Name: "format", Usage: "with --apply: after writing, run on each written file the formatters OpenCode would run (see slim fmt)"},
 			&cli.BoolFlag{Name: "json", Usage: "print the decision and diagnostics as one JSON object"},
 			&cli.StringFlag{Name: "outside", Usage: "targets outside the workspace: block, or passthrough (hand the patch on untouched; env SLIM_OUTSIDE)"},
 		},
@@ -39,11 +46,15 @@ func rescueCommand(e *env) *cli.Command {
 			if asJSON {
 				out := struct {
 					*rescue.Result
-					Diff  string        `json:"diff,omitempty"`
-					Error *slimerr.JSON `json:"error,omitempty"`
+					Diff      string          `json:"diff,omitempty"`
+					Formatted []formattedFile `json:"formatted,omitempty"`
+					Error     *slimerr.JSON   `json:"error,omitempty"`
 				}{Result: res}
 				if res == nil {
 					return err // usage errors: run prints the JSON error
+				}
+				if err == nil && c.Bool("format") {
+					out.Formatted = formatWritten(e, c, res)
 				}
 				out.Diff, out.Error = res.Diff, errorJSON(err)
 				return answerJSON(e, out, err)
@@ -51,7 +62,13 @@ func rescueCommand(e *env) *cli.Command {
 			if err != nil {
 				return err
 			}
-			return printRescue(e, c, res)
+			if err := printRescue(e, c, res); err != nil {
+				return err
+			}
+			if c.Bool("format") {
+				printFormatted(e.stdout, formatWritten(e, c, res))
+			}
+			return nil
 		},
 	}
 }
@@ -65,6 +82,8 @@ func runRescue(e *env, c *cli.Context) (*rescue.Result, error) {
 		return nil, usageErr("--dry-run and --diff go together")
 	case apply && dry:
 		return nil, usageErr("--apply cannot be combined with --dry-run --diff")
+	case !apply && (c.IsSet("expect") || c.Bool("format")):
+		return nil, usageErr("--expect and --format go with --apply")
 	}
 	outside := c.String("outside")
 	switch outside {
@@ -96,12 +115,18 @@ func runRescue(e *env, c *cli.Context) (*rescue.Result, error) {
 		ctx, stop = signal.NotifyContext(ctx, os.Interrupt, syscall.SIGTERM)
 		defer stop()
 	}
+	var pause func(int)
+	if apply {
+		pause = applyPause(ctx, e.cfg.getenv("SLIM_APPLY_PAUSE_MS"))
+	}
 	return rescue.Process(data, rescue.Options{
+		BeforeWrite: pause,
 		Directory:   root,
 		Outside:     outside,
 		AllowNested: e.cfg.allowNested,
 		Apply:       apply,
 		DryRunDiff:  dry && diff,
+		Expect:      c.String("expect"),
 		Context:     ctx,
 	})
 }
@@ -163,4 +188,111 @@ func printRescue(e *env, c *cli.Context, res *rescue.Result) error {
 		return err
 	}
 	return nil
+}
+
+// formattedFile is what the formatters did to one file an apply wrote.
+type formattedFile struct {
+	Path       string   `json:"path"`
+	Formatters []string `json:"formatters"`
+	Changed    bool     `json:"changed"`
+	EOLFlipped bool     `json:"eolFlipped,omitempty"`
+	EOLBefore  string   `json:"eolBefore,omitempty"`
+	EOLAfter   string   `json:"eolAfter,omitempty"`
+	// Error says why a file was not formatted or a formatter failed; the
+	// patch stays applied either way.
+	Error string `json:"error,omitempty"`
+}
+
+// formatWritten runs, after a successful apply, the formatters OpenCode
+// would run on each file the patch wrote, as the host does after its own
+// writes. Nothing here undoes the apply: a formatter that fails, or a
+// configuration that cannot be read, is reported per file. Files that no
+// formatter applies to, or all files when formatting is off in the
+// configuration, are left out.
+func formatWritten(e *env, c *cli.Context, res *rescue.Result) []formattedFile {
+	var files []string
+	for _, ch := range res.Changes {
+		switch {
+		case ch.Op == "delete":
+		case ch.MoveAbs != "":
+			files = append(files, ch.MoveAbs)
+		default:
+			files = append(files, ch.Abs)
+		}
+	}
+	if len(files) == 0 {
+		return nil
+	}
+	h, err := newFormatHostAt(e, c.String("root"), format.DefaultTimeout)
+	if err != nil {
+		return []formattedFile{{Path: files[0], Error: "not formatted: " + fmtError(err).Error()}}
+	}
+	ctx, stop := interruptible()
+	defer stop()
+	var out []formattedFile
+	for _, f := range files {
+		r, err := h.host.Run(ctx, f)
+		if err != nil {
+			out = append(out, formattedFile{Path: f, Error: "not formatted: " + fmtError(err).Error()})
+			continue
+		}
+		if !r.Enabled || (len(r.Steps) == 0 && r.DetectionError == "") {
+			continue
+		}
+		ff := formattedFile{Path: f, Formatters: []string{}, Changed: r.Changed}
+		if r.EOLFlipped {
+			ff.EOLFlipped, ff.EOLBefore, ff.EOLAfter = true, string(r.EOLBefore), string(r.EOLAfter)
+		}
+		if r.DetectionError != "" {
+			ff.Error = "not formatted: " + r.DetectionError
+		}
+		for _, st := range r.Steps {
+			ff.Formatters = append(ff.Formatters, st.Name)
+			if st.Failed && ff.Error == "" {
+				ff.Error = fmt.Sprintf("%s failed: %s", st.Name, st.Error)
+			}
+		}
+		out = append(out, ff)
+	}
+	return out
+}
+
+// printFormatted prints one line per formatted file, after the apply's
+// own lines.
+func printFormatted(w io.Writer, files []formattedFile) {
+	for _, f := range files {
+		switch {
+		case f.Error != "":
+			fmt.Fprintf(w, "%s: %s\n", f.Path, f.Error)
+		case f.Changed && f.EOLFlipped:
+			fmt.Fprintf(w, "%s: formatted by %s; line endings %s -> %s\n", f.Path, strings.Join(f.Formatters, ", "), f.EOLBefore, f.EOLAfter)
+		case f.Changed:
+			fmt.Fprintf(w, "%s: formatted by %s\n", f.Path, strings.Join(f.Formatters, ", "))
+		default:
+			fmt.Fprintf(w, "%s: unchanged by %s\n", f.Path, strings.Join(f.Formatters, ", "))
+		}
+	}
+}
+
+// applyPause reads SLIM_APPLY_PAUSE_MS, a knob for tests of interruption:
+// an apply of several files waits that long before each file after the
+// first, so that a test can stop it half-way (SIGTERM) and see the first
+// file put back. The wait ends early when ctx ends. Unset or not a
+// positive number: no pause.
+func applyPause(ctx context.Context, v string) func(int) {
+	ms, err := strconv.Atoi(v)
+	if err != nil || ms <= 0 {
+		return nil
+	}
+	return func(i int) {
+		if i == 0 {
+			return
+		}
+		t := time.NewTimer(time.Duration(ms) * time.Millisecond)
+		defer t.Stop()
+		select {
+		case <-ctx.Done():
+		case <-t.C:
+		}
+	}
 }

@@ -523,3 +523,66 @@ func gitOutput(dir string, args ...string) (string, error) {
 	out, err := gitexec.Output(dir, args...)
 	return strings.TrimSpace(out), err
 }
+
+// openCodeSettings is the settings file of the OpenCode plugin: it lies
+// beside slim.js, and the plugin reads it once when it loads. Its "apply"
+// key turns apply mode on (the plugin's own apply_patch tool, which slim
+// applies itself). The file carries the installer's marker as a key, since
+// JSON has no comments.
+const openCodeSettingsName = "slim.json"
+
+var openCodeSettings = []byte("{\n  \"slim-managed\": \"settings of the slim OpenCode plugin (written by `slim hooks install --opencode --apply`)\",\n  \"apply\": true\n}\n")
+
+func isOurSettings(b []byte) bool { return bytes.Contains(b, []byte(`"slim-managed"`)) }
+
+// OpenCodeSettings makes the settings file beside the plugin at path say
+// what apply asks: with apply it is written ({"apply": true}); without it a
+// settings file slim wrote is removed, so that the install command line is
+// the whole of the plugin's settings. A file slim did not write is never
+// overwritten or removed (CodeForeignFile on install; left alone and noted
+// on removal). guard is as for OpenCode.
+func OpenCodeSettings(path, guard string, apply bool) (Result, error) {
+	file := filepath.Join(filepath.Dir(path), openCodeSettingsName)
+	r := Result{Kind: "opencode-settings", Path: file}
+	if err := checkLinks(guard, file, "written"); err != nil {
+		return r, err
+	}
+	if err := refuseLink(file, "written"); err != nil {
+		return r, err
+	}
+	old, err := readRegular(file)
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+		if !apply {
+			return r, nil // nothing to say: apply mode was never on
+		}
+		r.Action = Created
+	case err != nil && !isNotRegular(err):
+		return r, err
+	case err == nil && isOurSettings(old):
+		if !apply {
+			if err := os.Remove(file); err != nil {
+				return r, fmt.Errorf("apply mode off: %w", err)
+			}
+			r.Action, r.Note = Removed, "apply mode off"
+			return r, nil
+		}
+		if bytes.Equal(old, openCodeSettings) {
+			r.Action, r.Note = Unchanged, "apply mode on"
+			return r, nil
+		}
+		r.Action = Upgraded
+	default:
+		if !apply {
+			r.Action, r.Note = Foreign, "not written by slim; left alone, and the plugin reads it"
+			return r, nil
+		}
+		return r, refuse(CodeForeignFile,
+			"%s exists and was not written by slim; it was left untouched. Move it away and run the install again", file)
+	}
+	if err := atomicfile.WriteFile(file, openCodeSettings, 0o644); err != nil {
+		return r, fmt.Errorf("apply mode on: %w", err)
+	}
+	r.Note = "apply mode on"
+	return r, nil
+}

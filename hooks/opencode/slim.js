@@ -26,7 +26,7 @@
 // dependency for this file.
 
 import { spawn } from "node:child_process";
-import { accessSync, appendFileSync, constants as fsConstants, statSync } from "node:fs";
+import { accessSync, appendFileSync, constants as fsConstants, readFileSync, statSync } from "node:fs";
 import path from "node:path";
 import process from "node:process";
 import { fileURLToPath } from "node:url";
@@ -499,6 +499,120 @@ function externalUserMessage(output) {
   return real;
 }
 
+// ---- apply mode: the apply_patch tool ----
+
+// In apply mode the plugin registers a tool named apply_patch, which takes
+// the place of the host's own: slim applies the patch itself, every file or
+// none, byte for byte (line endings, final newline and BOM kept), and runs
+// the formatters the host would have run. It is off unless the settings
+// file beside this plugin (slim.json, written by `slim hooks install
+// --opencode --apply`) says {"apply": true}; SLIM_APPLY=1 or 0 in the
+// host's environment overrides the file.
+const SETTINGS_FILE = "slim.json";
+const MAX_SETTINGS_BYTES = 64 << 10;
+// An apply, with the formatters it runs (10 s each at most), gets this
+// long before slim is asked to stop (SIGTERM rolls a write in progress
+// back); it is killed ABORT_GRACE_MS later.
+const APPLY_TIMEOUT_MS = 300000;
+
+const APPLY_ARGS = {
+  patchText: { type: "string", description: "The full patch text that describes all changes to be made" },
+};
+
+// The host's own description of apply_patch (its patch grammar) replaces
+// this one as soon as the host shows it (see tool.definition); this one is
+// for a host that does not.
+const APPLY_DESCRIPTION =
+  "Edit files with a patch. The patch is plain text in this envelope:\n" +
+  "*** Begin Patch\n[one or more file operations]\n*** End Patch\n" +
+  "Each file operation starts with a header line naming its action:\n" +
+  "*** Add File: <path> creates a file; every line after it is the new content, each prefixed with +.\n" +
+  "*** Delete File: <path> removes a file; nothing follows.\n" +
+  "*** Update File: <path> changes a file in place, optionally followed by *** Move to: <new path> to rename it. " +
+  "Its changes come in chunks: an @@ line (optionally naming a line such as a function header, to say where), " +
+  "then the chunk's lines, each prefixed with a space (a line kept as it is), - (a line removed) or + (a line added). " +
+  "Give about three kept lines around each change so the place is unique; *** End of File after a chunk ties it to the end of the file.\n" +
+  "Example:\n*** Begin Patch\n*** Add File: notes.txt\n+first line\n*** Update File: src/app.py\n@@ def greet():\n" +
+  "-    print(\"Hi\")\n+    print(\"Hello\")\n*** Delete File: old.txt\n*** End Patch\n" +
+  "Remember: every action needs its header, and added lines need the + prefix, in a new file too. " +
+  "Every file of a patch is written or none is.";
+
+// applySetting reads whether apply mode is on: SLIM_APPLY when it is set,
+// else the settings file beside this plugin. It returns {on, from}.
+function applySetting() {
+  const env = (process.env.SLIM_APPLY || "").trim().toLowerCase();
+  if (["1", "true", "yes", "on"].includes(env)) return { on: true, from: "SLIM_APPLY" };
+  if (["0", "false", "no", "off"].includes(env)) return { on: false, from: "SLIM_APPLY" };
+  let file;
+  try {
+    file = path.join(path.dirname(fileURLToPath(import.meta.url)), SETTINGS_FILE);
+  } catch {
+    return { on: false, from: "" };
+  }
+  let text;
+  try {
+    const st = statSync(file);
+    if (!st.isFile()) return { on: false, from: "", error: `${file} is not a regular file` };
+    if (st.size > MAX_SETTINGS_BYTES) return { on: false, from: "", error: `${file} is larger than ${MAX_SETTINGS_BYTES} bytes` };
+    text = readFileSync(file, "utf8");
+  } catch (e) {
+    if (e && e.code === "ENOENT") return { on: false, from: "" };
+    return { on: false, from: "", error: `${file} could not be read (${e})` };
+  }
+  let v;
+  try {
+    v = JSON.parse(text);
+  } catch {
+    return { on: false, from: "", error: `${file} is not valid JSON` };
+  }
+  if (!isPlainObject(v) || (v.apply !== undefined && typeof v.apply !== "boolean")) {
+    return { on: false, from: "", error: `${file}: "apply" must be true or false` };
+  }
+  return { on: v.apply === true, from: file };
+}
+
+// relativeTo spells abs relative to base with forward slashes, as the host
+// names files in its permission requests and its apply_patch answer.
+function relativeTo(base, abs) {
+  return path.relative(base, abs).split(path.sep).join("/");
+}
+
+// applyFiles is the host's metadata.files for slim's changes.
+function applyFiles(changes, base) {
+  return changes.map((c) => {
+    const f = {
+      filePath: c.abs,
+      relativePath: relativeTo(base, c.moveAbs || c.abs),
+      type: c.op === "update" && c.moveAbs ? "move" : c.op,
+      patch: c.diff,
+      additions: c.additions,
+      deletions: c.deletions,
+    };
+    if (c.moveAbs) f.movePath = c.moveAbs;
+    return f;
+  });
+}
+
+// applyOutput is what the model reads after a successful apply: the host's
+// own summary (A, M or D and the path, a move under its new name), then a
+// line for each file a formatter changed or failed on.
+function applyOutput(changes, formatted, base) {
+  const lines = changes.map((c) => {
+    if (c.op === "add") return `A ${relativeTo(base, c.abs)}`;
+    if (c.op === "delete") return `D ${relativeTo(base, c.abs)}`;
+    return `M ${relativeTo(base, c.moveAbs || c.abs)}`;
+  });
+  let out = changes.length > 0 ? `Success. Updated the following files:\n${lines.join("\n")}` : "Success. The patch changes nothing: every file already holds its text.";
+  for (const f of Array.isArray(formatted) ? formatted : []) {
+    if (!isPlainObject(f) || typeof f.path !== "string") continue;
+    const rel = relativeTo(base, f.path);
+    const by = Array.isArray(f.formatters) ? f.formatters.join(", ") : "";
+    if (typeof f.error === "string" && f.error) out += `\n${rel}: ${f.error}`;
+    else if (f.changed) out += `\nFormatted ${rel} with ${by}${f.eolFlipped ? ` (line endings ${f.eolBefore} -> ${f.eolAfter})` : ""}; read it again before the next patch.`;
+  }
+  return out;
+}
+
 // ---- the background task tools ----
 
 // The tools slim gives the orchestrator over background tasks (the host's
@@ -819,8 +933,79 @@ export const SlimPlugin = async (input) => {
     };
   }
 
-  // A slim too old to fetch gets no webfetch: the host's own stays.
+  // Apply mode: slim writes apply_patch's files itself. The host asks
+  // nothing for a plugin tool, so the edit permission is asked here, for
+  // the files of a dry run; the apply is then bound to the bytes that dry
+  // run read (--expect), so what was approved is what is written.
   const features = Array.isArray(probe.answer.features) ? probe.answer.features : [];
+  const applySet = applySetting();
+  if (applySet.error) log("warn", `apply mode setting ignored: ${applySet.error}`, {});
+  const applyMode = applySet.on && features.includes("apply");
+  if (applySet.on && !applyMode) log("info", "this slim cannot apply patches itself; the host's own apply_patch stays", { bin });
+  let hostApplyDescription = "";
+  if (applyMode) {
+    tools.apply_patch = {
+      description: APPLY_DESCRIPTION,
+      args: APPLY_ARGS,
+      async execute(args, tctx) {
+        args = isPlainObject(args) ? args : {};
+        if (typeof args.patchText !== "string" || args.patchText === "") throw new Error("patchText is required");
+        if (!tctx || typeof tctx.ask !== "function") {
+          throw new Error("apply_patch: this host offers no way to ask for the edit permission, so nothing was written.");
+        }
+        const dir = (typeof tctx.directory === "string" && tctx.directory) || directory || process.cwd();
+        const base = (typeof tctx.worktree === "string" && tctx.worktree) || dir;
+        const limitMs = timeoutMs();
+        const dry = toolAnswer(
+          "apply_patch",
+          await run(bin, ["rescue", "--dry-run", "--diff", "--json", "--root", dir, "-"], args.patchText, limitMs, tctx.abort),
+          limitMs,
+        );
+        if (!Array.isArray(dry.changes) || typeof dry.state !== "string") throw new Error("apply_patch: slim gave no plan for this patch");
+        const files = applyFiles(dry.changes, base);
+        const patterns = [...new Set(dry.changes.flatMap((c) => (c.moveAbs ? [c.abs, c.moveAbs] : [c.abs])).map((a) => relativeTo(base, a)))];
+        const diff = dry.changes.map((c) => c.diff + "\n").join("");
+        if (patterns.length > 0) {
+          await tctx.ask({ permission: "edit", patterns, always: ["*"], metadata: { filepath: patterns.join(", "), diff, files } });
+        }
+        // The host's abort and this tool's own deadline both ask slim to
+        // stop (SIGTERM), which rolls back whatever it had written.
+        const stop = new AbortController();
+        const onAbort = () => stop.abort();
+        if (tctx.abort) {
+          if (tctx.abort.aborted) stop.abort();
+          else tctx.abort.addEventListener("abort", onAbort, { once: true });
+        }
+        const deadline = setTimeout(() => stop.abort(), APPLY_TIMEOUT_MS);
+        let applied;
+        try {
+          applied = toolAnswer(
+            "apply_patch",
+            await run(
+              bin,
+              ["rescue", "--apply", "--format", "--json", "--root", dir, "--expect", dry.state, "-"],
+              args.patchText,
+              APPLY_TIMEOUT_MS + ABORT_GRACE_MS + 1000,
+              stop.signal,
+            ),
+            APPLY_TIMEOUT_MS,
+          );
+        } finally {
+          clearTimeout(deadline);
+          if (tctx.abort) tctx.abort.removeEventListener("abort", onAbort);
+        }
+        if (applied.applied !== true || !Array.isArray(applied.changes)) throw new Error("apply_patch: slim did not say the patch was applied");
+        const output = applyOutput(applied.changes, applied.formatted, base);
+        return {
+          title: output.split("\n")[0],
+          output,
+          metadata: { diff: applied.changes.map((c) => c.diff + "\n").join(""), files: applyFiles(applied.changes, base), diagnostics: {} },
+        };
+      },
+    };
+  }
+
+  // A slim too old to fetch gets no webfetch: the host's own stays.
   if (!features.includes("fetch")) {
     delete tools.webfetch;
     log("info", "this slim has no fetch; the host's own webfetch stays", { bin });
@@ -841,6 +1026,16 @@ export const SlimPlugin = async (input) => {
     "tool.definition": async (hookInput, output) => {
       const id = hookInput && hookInput.toolID;
       if (!output) return;
+      // The host shows its own apply_patch first: keep its description (the
+      // patch grammar models were trained on) for the one that replaces it.
+      if (id === "apply_patch" && applyMode) {
+        if (output.description !== APPLY_DESCRIPTION) {
+          if (typeof output.description === "string" && output.description) hostApplyDescription = output.description;
+        } else if (hostApplyDescription) {
+          output.description = hostApplyDescription;
+        }
+        return;
+      }
       if (id === "ast_grep_search" || id === "ast_grep_replace") output.jsonSchema = astSchema(id === "ast_grep_replace", languages);
       else if (id === "webfetch" && output.description === FETCH_DESCRIPTION) output.jsonSchema = fetchSchema();
       else if (Object.prototype.hasOwnProperty.call(TASK_TOOLS, id) && output.description === TASK_TOOLS[id].description) {
@@ -853,6 +1048,10 @@ export const SlimPlugin = async (input) => {
       const callID = hookInput && hookInput.callID;
       // slim looks at nothing of this tool before it runs: it would pass.
       if (!needs(tool, "before")) return;
+      // In apply mode apply_patch is this plugin's tool, and slim checks
+      // the patch (containment included) when the tool runs it; a rewrite
+      // here would only refuse what apply mode can write exactly.
+      if (applyMode && tool === "apply_patch") return;
       // Without an answer the call runs, unless its tool fails closed: then
       // it is refused, because slim never checked it.
       const unanswered = (reason, stderr) => {

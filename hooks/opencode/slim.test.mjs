@@ -23,11 +23,12 @@ let pluginSeq = 0;
 
 // loadPlugin imports a fresh copy of slim.js (a new module instance, as a
 // project copy and a global copy would be) and returns its one export.
-async function loadPlugin() {
+async function loadPlugin(settings) {
   const dir = path.join(work, `copy-${++pluginSeq}`);
   mkdirSync(dir, { recursive: true });
   const file = path.join(dir, "slim.mjs");
   copyFileSync(path.join(here, "slim.js"), file);
+  if (settings !== undefined && settings !== null) writeFileSync(path.join(dir, "slim.json"), typeof settings === "string" ? settings : JSON.stringify(settings));
   const mod = await import(pathToFileURL(file).href);
   const exported = Object.values(mod);
   assert.equal(exported.length, 1, "the plugin must export exactly one function");
@@ -89,6 +90,8 @@ beforeEach(() => {
   process.env.SLIM_PLUGIN_LOG = path.join(work, "plugin.log");
   delete process.env.SLIM_HOOK_TIMEOUT_MS;
   delete process.env.SLIM_OUTSIDE;
+  delete process.env.SLIM_APPLY;
+  delete process.env.SLIM_APPLY_PAUSE_MS;
 });
 
 function project() {
@@ -1229,4 +1232,180 @@ test("chat messages and status events carry what the task tools need", async () 
     { type: "chat.message", sessionID: "ses_boss", messageID: "msg_u3", external: "false" },
     { type: "session.status", sessionID: "ses_kid", status: "busy" },
   ]);
+});
+
+// ---- apply mode ----
+
+const BOM = "\ufeff";
+
+function applyProject() {
+  const dir = project();
+  writeFileSync(path.join(dir, "crlf.txt"), "one\r\ntwo\r\nthree\r\n");
+  writeFileSync(path.join(dir, "bom.txt"), BOM + "alpha\nbeta\n");
+  writeFileSync(path.join(dir, "nofinal.txt"), "first\nlast");
+  return dir;
+}
+
+const APPLY_PATCH =
+  "*** Begin Patch\n" +
+  "*** Update File: crlf.txt\n@@\n one\n-two\n+TWO\n three\n" +
+  "*** Update File: bom.txt\n@@\n-alpha\n+ALPHA\n beta\n" +
+  "*** Update File: nofinal.txt\n@@\n first\n-last\n+LAST\n" +
+  "*** Add File: sub/new.txt\n+hello\n" +
+  "*** End Patch";
+
+function snapshotFiles(dir, names) {
+  return Object.fromEntries(names.map((n) => [n, existsSync(path.join(dir, n)) ? readFileSync(path.join(dir, n)).toString("latin1") : null]));
+}
+
+async function applyHooks(dir, settings = { apply: true }) {
+  process.env.SLIM_BIN = realSlim;
+  return (await loadPlugin(settings))(hostInput(dir));
+}
+
+test("apply mode: off unless the settings file or SLIM_APPLY turns it on", async () => {
+  const dir = project();
+  assert.equal((await applyHooks(dir, null)).tool.apply_patch, undefined);
+  delete globalThis[REGISTRY_KEY];
+  assert.equal(typeof (await applyHooks(dir, { apply: true })).tool.apply_patch.execute, "function");
+  delete globalThis[REGISTRY_KEY];
+  assert.equal((await applyHooks(dir, { apply: false })).tool.apply_patch, undefined);
+  delete globalThis[REGISTRY_KEY];
+  process.env.SLIM_APPLY = "0";
+  assert.equal((await applyHooks(dir, { apply: true })).tool.apply_patch, undefined);
+  delete globalThis[REGISTRY_KEY];
+  process.env.SLIM_APPLY = "1";
+  assert.equal(typeof (await applyHooks(dir, null)).tool.apply_patch.execute, "function");
+  delete globalThis[REGISTRY_KEY];
+  delete process.env.SLIM_APPLY;
+  // A malformed file leaves apply mode off and says why in the log.
+  writeFileSync(process.env.SLIM_PLUGIN_LOG, "");
+  assert.equal((await applyHooks(dir, "{not json")).tool.apply_patch, undefined);
+  assert.match(readFileSync(process.env.SLIM_PLUGIN_LOG, "utf8"), /apply mode setting ignored: .*slim\.json is not valid JSON/);
+  delete globalThis[REGISTRY_KEY];
+  assert.equal((await applyHooks(dir, { apply: "yes" })).tool.apply_patch, undefined);
+  delete globalThis[REGISTRY_KEY];
+  // A slim that cannot apply keeps the host's own tool.
+  process.env.SLIM_BIN = fakeSlim("noapply", `if [ "$1" = version ]; then echo '{"version":"t","protocol":1,"features":["search"]}'; exit 0; fi
+exit 1`);
+  assert.equal((await (await loadPlugin({ apply: true }))(hostInput(dir))).tool.apply_patch, undefined);
+});
+
+test("apply mode: asks the edit permission once for the relative paths, then writes every file byte for byte", async () => {
+  const dir = applyProject();
+  const hooks = await applyHooks(dir);
+  const { ctx, asked } = toolCtx(dir);
+  const r = await hooks.tool.apply_patch.execute({ patchText: APPLY_PATCH }, ctx);
+  assert.equal(r.output, "Success. Updated the following files:\nM crlf.txt\nM bom.txt\nM nofinal.txt\nA sub/new.txt");
+  assert.equal(r.title, "Success. Updated the following files:");
+  assert.equal(asked.length, 1);
+  assert.equal(asked[0].permission, "edit");
+  assert.deepEqual(asked[0].patterns, ["crlf.txt", "bom.txt", "nofinal.txt", "sub/new.txt"]);
+  assert.deepEqual(asked[0].always, ["*"]);
+  assert.equal(asked[0].metadata.filepath, "crlf.txt, bom.txt, nofinal.txt, sub/new.txt");
+  assert.match(asked[0].metadata.diff, /^--- a\/crlf\.txt\n\+\+\+ b\/crlf\.txt\n@@ -1,3 \+1,3 @@\n one\n-two\n\+TWO\n three\n\n--- a\/bom\.txt/);
+  assert.deepEqual(
+    r.metadata.files.map((f) => [f.filePath, f.relativePath, f.type, f.additions, f.deletions]),
+    [
+      [path.join(dir, "crlf.txt"), "crlf.txt", "update", 1, 1],
+      [path.join(dir, "bom.txt"), "bom.txt", "update", 1, 1],
+      [path.join(dir, "nofinal.txt"), "nofinal.txt", "update", 1, 1],
+      [path.join(dir, "sub", "new.txt"), "sub/new.txt", "add", 1, 0],
+    ],
+  );
+  assert.match(r.metadata.files[2].patch, /-last\n\\ No newline at end of file\n\+LAST\n\\ No newline at end of file\n$/);
+  assert.equal(r.metadata.diff, asked[0].metadata.diff);
+  assert.deepEqual(snapshotFiles(dir, ["crlf.txt", "bom.txt", "nofinal.txt", "sub/new.txt"]), {
+    "crlf.txt": "one\r\nTWO\r\nthree\r\n",
+    "bom.txt": Buffer.from(BOM + "ALPHA\nbeta\n").toString("latin1"),
+    "nofinal.txt": "first\nLAST",
+    "sub/new.txt": "hello\n",
+  });
+});
+
+test("apply mode: a patch whose second file fails writes nothing, asks nothing, and says why", async () => {
+  const dir = applyProject();
+  const hooks = await applyHooks(dir);
+  const { ctx, asked } = toolCtx(dir);
+  const before = snapshotFiles(dir, ["crlf.txt", "bom.txt"]);
+  await assert.rejects(
+    hooks.tool.apply_patch.execute({ patchText: "*** Begin Patch\n*** Update File: crlf.txt\n@@\n-two\n+TWO\n*** Update File: bom.txt\n@@\n-gamma\n+GAMMA\n*** End Patch" }, ctx),
+    /^Error: apply_patch verification failed: .*bom\.txt/,
+  );
+  assert.equal(asked.length, 0);
+  assert.deepEqual(snapshotFiles(dir, ["crlf.txt", "bom.txt"]), before);
+});
+
+test("apply mode: a rejected permission writes nothing; a host that cannot ask gets no write", async () => {
+  const dir = applyProject();
+  const hooks = await applyHooks(dir);
+  const before = snapshotFiles(dir, ["crlf.txt", "bom.txt", "nofinal.txt", "sub/new.txt"]);
+  const { ctx } = toolCtx(dir, {
+    async ask() {
+      throw new Error("The user rejected permission to use this specific tool call.");
+    },
+  });
+  await assert.rejects(hooks.tool.apply_patch.execute({ patchText: APPLY_PATCH }, ctx), /rejected permission/);
+  const { ctx: noAsk } = toolCtx(dir, { ask: undefined });
+  await assert.rejects(hooks.tool.apply_patch.execute({ patchText: APPLY_PATCH }, noAsk), /no way to ask for the edit permission/);
+  await assert.rejects(hooks.tool.apply_patch.execute({}, toolCtx(dir).ctx), /^Error: patchText is required$/);
+  assert.deepEqual(snapshotFiles(dir, ["crlf.txt", "bom.txt", "nofinal.txt", "sub/new.txt"]), before);
+});
+
+test("apply mode: a file edited while the user was asked stops the apply; the edit survives", async () => {
+  const dir = applyProject();
+  const hooks = await applyHooks(dir);
+  const { ctx } = toolCtx(dir, {
+    async ask() {
+      writeFileSync(path.join(dir, "bom.txt"), BOM + "alpha\nbeta\nsomeone else's line\n");
+    },
+  });
+  await assert.rejects(
+    hooks.tool.apply_patch.execute({ patchText: APPLY_PATCH }, ctx),
+    /^Error: apply_patch verification failed: File changed since the patch was shown for approval: .*bom\.txt; nothing was written/,
+  );
+  assert.equal(readFileSync(path.join(dir, "crlf.txt"), "utf8"), "one\r\ntwo\r\nthree\r\n");
+  assert.equal(readFileSync(path.join(dir, "bom.txt"), "utf8"), BOM + "alpha\nbeta\nsomeone else's line\n");
+  assert.ok(!existsSync(path.join(dir, "sub")));
+});
+
+test("apply mode: the host's abort in the middle of an apply puts every file back", { skip: process.platform === "win32" }, async () => {
+  const dir = applyProject();
+  const hooks = await applyHooks(dir);
+  const before = snapshotFiles(dir, ["crlf.txt", "bom.txt", "nofinal.txt", "sub/new.txt"]);
+  process.env.SLIM_APPLY_PAUSE_MS = "30000";
+  const abort = new AbortController();
+  const { ctx } = toolCtx(dir, { abort: abort.signal });
+  const call = hooks.tool.apply_patch.execute({ patchText: APPLY_PATCH }, ctx);
+  // The first file is written, then slim waits before the second one.
+  const deadline = Date.now() + 20000;
+  while (readFileSync(path.join(dir, "crlf.txt"), "utf8") === "one\r\ntwo\r\nthree\r\n") {
+    assert.ok(Date.now() < deadline, "the first file was never written");
+    await new Promise((r) => setTimeout(r, 20));
+  }
+  abort.abort();
+  await assert.rejects(call, /^Error: apply_patch internal error: interrupted before .* was written; every file was restored/);
+  assert.deepEqual(snapshotFiles(dir, ["crlf.txt", "bom.txt", "nofinal.txt", "sub/new.txt"]), before);
+});
+
+test("apply mode: the before hook leaves apply_patch to the tool, which still blocks a path outside", async () => {
+  const dir = applyProject();
+  const hooks = await applyHooks(dir);
+  const escape = { patchText: "*** Begin Patch\n*** Add File: ../escape.txt\n+x\n*** End Patch" };
+  await hooks["tool.execute.before"]({ tool: "apply_patch", sessionID: "s", callID: "c1" }, { args: escape });
+  await assert.rejects(hooks.tool.apply_patch.execute(escape, toolCtx(dir).ctx), /^Error: apply_patch blocked: /);
+  assert.ok(!existsSync(path.join(dir, "..", "escape.txt")));
+});
+
+test("apply mode: the host's own apply_patch description is given to the replacement", async () => {
+  const dir = project();
+  const hooks = await applyHooks(dir);
+  const own = hooks.tool.apply_patch.description;
+  const mine = { description: own, parameters: {} };
+  await hooks["tool.definition"]({ toolID: "apply_patch" }, mine);
+  assert.equal(mine.description, own, "nothing to copy before the host showed its own");
+  await hooks["tool.definition"]({ toolID: "apply_patch" }, { description: "HOST GRAMMAR", parameters: {} });
+  const again = { description: own, parameters: {} };
+  await hooks["tool.definition"]({ toolID: "apply_patch" }, again);
+  assert.equal(again.description, "HOST GRAMMAR");
 });
