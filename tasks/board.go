@@ -1,6 +1,8 @@
 package tasks
 
 import (
+	"iter"
+	"maps"
 	"sort"
 	"strconv"
 	"strings"
@@ -48,30 +50,55 @@ func aliasPrefix(agent string) string {
 }
 
 // resolve finds the parent's job named by req (a task ID or an alias,
-// trimmed). Another parent's job is never found.
+// trimmed). Another parent's job is never found. A running task is found
+// without reading the archive: by ID in the live document, and by alias
+// among the live jobs, which are walked first.
 func resolve(st *store.State, parent, req string) *store.Job {
 	req = strings.TrimSpace(req)
 	if req == "" {
 		return nil
 	}
-	if j := st.Jobs[req]; j != nil {
+	byAlias := func(jobs iter.Seq[*store.Job]) *store.Job {
+		for j := range jobs {
+			if j.ParentSessionID == parent && j.Alias == req {
+				return j
+			}
+		}
+		return nil
+	}
+	j := st.Live[req]
+	if j == nil {
+		if j = byAlias(maps.Values(st.Live)); j != nil {
+			return j
+		}
+		j = st.Job(req)
+	}
+	if j != nil {
 		if j.ParentSessionID == parent {
 			return j
 		}
 		return nil
 	}
-	for _, j := range st.Jobs {
-		if j.ParentSessionID == parent && j.Alias == req {
-			return j
-		}
-	}
-	return nil
+	return byAlias(st.Jobs())
 }
 
-// jobsOf returns the parent's jobs, oldest launch first.
+// jobsOf returns the parent's jobs, oldest launch first, archived ones
+// included.
 func jobsOf(st *store.State, parent string) []*store.Job {
+	return sortJobs(st.Jobs(), parent)
+}
+
+// liveJobsOf is jobsOf without the archived jobs, which are settled: for
+// a caller that looks only at jobs that are not (running ones, unread
+// results), so that it never reads the archive.
+func liveJobsOf(st *store.State, parent string) []*store.Job {
+	return sortJobs(maps.Values(st.Live), parent)
+}
+
+// sortJobs returns the jobs of parent in jobs, oldest launch first.
+func sortJobs(jobs iter.Seq[*store.Job], parent string) []*store.Job {
 	var out []*store.Job
-	for _, j := range st.Jobs {
+	for j := range jobs {
 		if j.ParentSessionID == parent {
 			out = append(out, j)
 		}
@@ -88,7 +115,7 @@ func jobsOf(st *store.State, parent string) []*store.Job {
 // isTracked reports whether the task has a job or a lease: a lease that
 // outlived its job still owns the ID.
 func isTracked(st *store.State, taskID string) bool {
-	return st.Jobs[taskID] != nil || st.Leases[taskID] != nil
+	return st.Leases[taskID] != nil || st.Job(taskID) != nil
 }
 
 // newJob is what a launch knows of the job it registers.
@@ -97,8 +124,9 @@ type newJob struct {
 }
 
 // registerLaunch records a new running job with the next generation and
-// the next alias of its parent and agent, and clears any tombstone: a
-// launch proves the ID is live again.
+// the next alias of its parent and agent. A tombstone of the ID no longer
+// counts once it has a job (see store.State.Tombstone): a launch proves
+// the ID is live again.
 func registerLaunch(st *store.State, n newJob, now time.Time) *store.Job {
 	prefix := aliasPrefix(n.Agent)
 	j := &store.Job{
@@ -118,8 +146,7 @@ func registerLaunch(st *store.State, n newJob, now time.Time) *store.Job {
 		RunStartedAt:    now,
 		UpdatedAt:       now,
 	}
-	st.Jobs[j.TaskID] = j
-	delete(st.Tombstones, j.TaskID)
+	st.Live[j.TaskID] = j
 	retain(st, now)
 	return j
 }
@@ -135,10 +162,20 @@ const MaxRetainedJobs = 200
 // first. An evicted job leaves a tombstone with its last result, as a
 // deletion does; it is then unknown to the tools, like a deleted task.
 func retain(st *store.State, now time.Time) {
+	// Every archived job is settled: the count tells whether any must go
+	// without reading the archive.
+	live := 0
+	for _, j := range st.Live {
+		if st.Settled(j) {
+			live++
+		}
+	}
+	if live+st.ArchivedJobs() <= MaxRetainedJobs {
+		return
+	}
 	var done []*store.Job
-	for _, j := range st.Jobs {
-		if !j.TerminalUnreconciled && !j.StatusUncertain && st.Leases[j.TaskID] == nil &&
-			(j.State == store.JobReconciled || j.State == store.JobStopped) {
+	for j := range st.Jobs() {
+		if st.Settled(j) {
 			done = append(done, j)
 		}
 	}
@@ -182,7 +219,6 @@ func relaunch(st *store.State, j *store.Job, baseline string, now time.Time) {
 	j.BaselineMessageID = baseline
 	j.Notification = store.Notification{}
 	j.LastLaunchedAt, j.RunStartedAt, j.UpdatedAt, j.LastUsedAt = now, now, now, now
-	delete(st.Tombstones, j.TaskID)
 }
 
 // terminalOf returns the job's outcome: its state, or for a reconciled
@@ -338,31 +374,33 @@ func acknowledge(j *store.Job, gen int64, at time.Time) {
 	j.UpdatedAt = at
 }
 
-// drop deletes a job and records its tombstone and deletion epoch. The
-// job's lease, if any, stays: only its holder may release it.
+// drop deletes a job and records its tombstone and deletion epoch, in
+// the archive. The job's lease, if any, stays: only its holder may
+// release it.
 func drop(st *store.State, taskID, reason string, at time.Time) {
+	a := st.Archive()
 	epoch := st.NextEpoch()
-	st.DeletionEpochs[taskID] = epoch
+	a.DeletionEpochs[taskID] = epoch
 	t := &store.Tombstone{Epoch: epoch, At: at, Reason: reason}
-	if j := st.Jobs[taskID]; j != nil {
+	if j := st.Job(taskID); j != nil {
 		if s := terminalOf(j); isCanonicalTerminal(s) || s == store.JobStopped {
 			t.LastTerminal = &store.LastTerminal{State: s, Summary: cut(j.ResultSummary, maxTombstoneSummary)}
 		}
 	}
-	st.Tombstones[taskID] = t
-	delete(st.Jobs, taskID)
-	if len(st.Tombstones) > maxTombstones {
+	a.Tombstones[taskID] = t
+	st.DeleteJob(taskID)
+	if len(a.Tombstones) > maxTombstones {
 		// The oldest tombstones go first: a replay of output that old is
-		// not going to come. A bound keeps the document, which every call
-		// reads, from growing with every task ever deleted.
-		ids := make([]string, 0, len(st.Tombstones))
-		for id := range st.Tombstones {
+		// not going to come. A bound keeps the archive, which every
+		// deletion rewrites, from growing with every task ever deleted.
+		ids := make([]string, 0, len(a.Tombstones))
+		for id := range a.Tombstones {
 			ids = append(ids, id)
 		}
-		sort.Slice(ids, func(a, b int) bool { return st.Tombstones[ids[a]].Epoch < st.Tombstones[ids[b]].Epoch })
+		sort.Slice(ids, func(x, y int) bool { return a.Tombstones[ids[x]].Epoch < a.Tombstones[ids[y]].Epoch })
 		for _, id := range ids[:len(ids)-maxTombstones] {
-			delete(st.Tombstones, id)
-			delete(st.DeletionEpochs, id)
+			delete(a.Tombstones, id)
+			delete(a.DeletionEpochs, id)
 		}
 	}
 }

@@ -69,7 +69,7 @@ func runCancel(ctx context.Context, e *engine, req Request) (*Result, error) {
 func (e *engine) cancelUntracked(ctx context.Context, parent, name string) (*Result, error) {
 	var other bool
 	if err := e.view(func(st *store.State) error {
-		other = st.Jobs[name] != nil
+		other = st.Job(name) != nil
 		return nil
 	}); err != nil {
 		return nil, err
@@ -94,7 +94,7 @@ func (e *engine) cancelTracked(ctx context.Context, job *store.Job, reason strin
 	var c *captured
 	var refusal string
 	err = e.update(func(st *store.State) error {
-		j := st.Jobs[job.TaskID]
+		j := st.Job(job.TaskID)
 		switch {
 		case j == nil:
 			refusal = fmt.Sprintf("Task %s is no longer tracked; refusing stale cancel", job.TaskID)
@@ -132,7 +132,7 @@ func (e *engine) cancelTracked(ctx context.Context, job *store.Job, reason strin
 	}
 	fail := func(msg string) (string, string, bool, error) {
 		err := e.update(func(st *store.State) error {
-			if j := st.Jobs[job.TaskID]; j != nil {
+			if j := st.Job(job.TaskID); j != nil {
 				markUncertain(j, job.Generation, msg, e.now())
 			}
 			// Release the lease if it came back to this process; a
@@ -161,7 +161,7 @@ func (e *engine) cancelTracked(ctx context.Context, job *store.Job, reason strin
 			summary = fmt.Sprintf("Cancellation lease is no longer valid for %s generation %d", job.TaskID, job.Generation)
 			return nil
 		}
-		j := st.Jobs[job.TaskID]
+		j := st.Job(job.TaskID)
 		switch {
 		case j == nil || j.Generation != job.Generation:
 			summary = fmt.Sprintf("Task %s run generation changed; refusing stale cancel", job.TaskID)

@@ -236,7 +236,7 @@ func TestCancelWhoseAbortOutlivesItsDeadlineKeepsTheLeaseUntilTheAbortSettles(t 
 	wantOut(t, o, 0, cancelText(id, "running", msg), "")
 
 	st := h.doc()
-	l, j := st.Leases[id], st.Jobs[id]
+	l, j := st.Leases[id], st.Job(id)
 	if l == nil || l.Kind != store.LeaseCancellation || l.State != store.LeaseHeld {
 		t.Fatalf("lease while the abort is pending: %+v", l)
 	}
@@ -373,7 +373,7 @@ func TestCancelDoesNotCancelAGenerationThatChangedDuringTheVerification(t *testi
 			h.waitHeld("verify", 1)
 			var newGen int64
 			h.mutate(func(st *store.State) error {
-				j := st.Jobs[id]
+				j := st.Job(id)
 				j.Generation = st.NextGeneration()
 				j.State = store.JobRunning
 				newGen = j.Generation

@@ -194,11 +194,12 @@ func (h *harness) scope() *store.Store {
 	return st
 }
 
-// doc returns the store's document.
+// doc returns the store's state, its archive read (so that it can be
+// looked at after the View that read it).
 func (h *harness) doc() *store.State {
 	h.t.Helper()
 	var out *store.State
-	if err := h.scope().View(func(s *store.State) error { out = s; return nil }); err != nil {
+	if err := h.scope().View(func(s *store.State) error { s.Archive(); out = s; return nil }); err != nil {
 		h.t.Fatal(err)
 	}
 	return out
@@ -207,7 +208,7 @@ func (h *harness) doc() *store.State {
 // job returns the task's job, failing when there is none.
 func (h *harness) job(taskID string) *store.Job {
 	h.t.Helper()
-	j := h.doc().Jobs[taskID]
+	j := h.doc().Job(taskID)
 	if j == nil {
 		h.t.Fatalf("no job %s in the store", taskID)
 	}
@@ -232,7 +233,8 @@ func (h *harness) invariants() {
 		return
 	}
 	st := h.doc()
-	for id, j := range st.Jobs {
+	for j := range st.Jobs() {
+		id := j.TaskID
 		if j.Generation < h.maxGen[id] {
 			h.t.Fatalf("I4: task %s went from generation %d back to %d", id, h.maxGen[id], j.Generation)
 		}
@@ -308,4 +310,13 @@ func wantLines(t *testing.T, o out, want ...string) {
 		}
 		rest = rest[i+len(w):]
 	}
+}
+
+// allJobs returns every job of st, live and archived, by task ID.
+func allJobs(st *store.State) map[string]*store.Job {
+	out := map[string]*store.Job{}
+	for j := range st.Jobs() {
+		out[j.TaskID] = j
+	}
+	return out
 }

@@ -67,7 +67,8 @@ func runTask(ctx context.Context, e *engine, req Request) (*Result, error) {
 	objective := oneLine(prompt)
 	var dup *store.Job
 	if err := e.view(func(st *store.State) error {
-		for _, j := range jobsOf(st, parent) {
+		// An unread result is never settled, so never archived.
+		for _, j := range liveJobsOf(st, parent) {
 			if j.TerminalUnreconciled && j.Agent == agent && j.Objective == objective && isCanonicalTerminal(j.State) {
 				c := *j
 				dup = &c
@@ -124,7 +125,7 @@ func runTask(ctx context.Context, e *engine, req Request) (*Result, error) {
 			msg = err.Error()
 		}
 		finish(st, opID, phase, outcome, msg, now, false)
-		j := st.Jobs[job.TaskID]
+		j := st.Job(job.TaskID)
 		if j == nil || j.Generation != job.Generation || err == nil {
 			return nil
 		}

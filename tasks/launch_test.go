@@ -64,7 +64,7 @@ func TestAliasesCountPerParentAndPrefixAndAreNeverReused(t *testing.T) {
 		t.Fatal(o)
 	}
 	got := map[string][]string{}
-	for _, j := range h.doc().Jobs {
+	for _, j := range allJobs(h.doc()) {
 		got[j.ParentSessionID] = append(got[j.ParentSessionID], j.Alias)
 	}
 	for _, want := range []string{"exp-1", "exp-2", "fix-1", "rev-1"} {
@@ -83,7 +83,7 @@ func TestAliasesCountPerParentAndPrefixAndAreNeverReused(t *testing.T) {
 	if al := h.job(next).Alias; al != "exp-3" {
 		t.Fatalf("the next explorer got %s, want exp-3", al)
 	}
-	if ts := h.doc().Tombstones[a]; ts == nil {
+	if ts := h.doc().Tombstone(a); ts == nil {
 		t.Fatal("the deleted task has no tombstone")
 	}
 }
@@ -105,7 +105,7 @@ func TestLaunchRejectedByTheHostIsAnErrorAndRecorded(t *testing.T) {
 		t.Fatal(o)
 	}
 	var j *store.Job
-	for _, x := range h.doc().Jobs {
+	for _, x := range allJobs(h.doc()) {
 		j = x
 	}
 	if j == nil || j.State != store.JobError || j.StatusUncertain {
@@ -129,7 +129,7 @@ func TestLaunchWithAnUnknownOutcomeIsRunningAndUncertain(t *testing.T) {
 		if o.code != 0 || !strings.Contains(o.stdout, "state: running\nstatus_uncertain: true\n") {
 			t.Fatal(o)
 		}
-		for _, j := range h.doc().Jobs {
+		for _, j := range allJobs(h.doc()) {
 			if j.State != store.JobRunning || !j.StatusUncertain {
 				t.Fatalf("job %+v", j)
 			}
@@ -226,7 +226,7 @@ func TestResumeWhileLeasedIsRefused(t *testing.T) {
 	id := h.completed("explorer", "done")
 	h.acknowledge()
 	h.mutate(func(st *store.State) error {
-		_, err := st.AcquireLease(store.LeaseRequest{TaskID: id, Kind: store.LeaseMessage, Token: "t0", Generation: st.Jobs[id].Generation}, st.Meta.CreatedAt)
+		_, err := st.AcquireLease(store.LeaseRequest{TaskID: id, Kind: store.LeaseMessage, Token: "t0", Generation: st.Job(id).Generation}, st.Meta.CreatedAt)
 		return err
 	})
 	o := h.tool("task", map[string]any{"subagent_type": "explorer", "task_id": id, "prompt": "more"})

@@ -71,7 +71,7 @@ func TestMessageIsQueuedWithoutAReplyAndReleasesItsLease(t *testing.T) {
 	if len(ops) != 1 || ops[0].Phase != store.PhaseSettled || ops[0].Outcome != store.OutcomeAccepted || ops[0].SentAt.IsZero() {
 		t.Fatalf("message ops %+v", ops)
 	}
-	if j := st.Jobs[id]; j.State != store.JobRunning || j.StatusUncertain {
+	if j := st.Job(id); j.State != store.JobRunning || j.StatusUncertain {
 		t.Fatalf("the message changed the job: %+v", j)
 	}
 }
@@ -206,7 +206,7 @@ func TestMessageToATaskNotRunningOrBeingCancelledIsRefusedBeforeAnySend(t *testi
 	done := h.finishedJob("explorer", opencodefake.Run{Text: "findings"})
 	cancelling := h.hangingJob("fixer", "fix the login")
 	h.mutate(func(st *store.State) error {
-		st.Jobs[cancelling].CancellationRequested = true
+		st.Job(cancelling).CancellationRequested = true
 		return nil
 	})
 	long := strings.Repeat("x", 501)
@@ -299,8 +299,8 @@ func TestMessageToATaskDeletedBeforeTheSendIsRefusedAndSendsNothing(t *testing.T
 		t.Fatalf("%d messages sent for a deleted task", n)
 	}
 	st := h.doc()
-	if st.Jobs[id] != nil || st.Leases[id] != nil || st.Tombstones[id] == nil {
-		t.Fatalf("job %+v, lease %+v, tombstone %+v; want no job, no lease, a tombstone", st.Jobs[id], st.Leases[id], st.Tombstones[id])
+	if st.Job(id) != nil || st.Leases[id] != nil || st.Tombstone(id) == nil {
+		t.Fatalf("job %+v, lease %+v, tombstone %+v; want no job, no lease, a tombstone", st.Job(id), st.Leases[id], st.Tombstone(id))
 	}
 	if ops := messageOps(st, id); len(ops) != 1 || ops[0].Phase != store.PhaseRejected || ops[0].Outcome != store.OutcomeNotSent || !ops[0].SentAt.IsZero() {
 		t.Fatalf("ops %+v", ops)

@@ -103,7 +103,7 @@ func ObserveNativeTask(ctx context.Context, cfg Config, sc HostScope, nt NativeT
 		now := e.now()
 		registerOrchestrator(st, nt.Parent, now)
 		st.ReapDeadOwners(owner.Alive, now)
-		j := st.Jobs[id]
+		j := st.Job(id)
 		if j != nil && j.ParentSessionID != nt.Parent {
 			return nil // another parent's session: not this caller's to track
 		}
@@ -112,7 +112,7 @@ func ObserveNativeTask(ctx context.Context, cfg Config, sc HostScope, nt NativeT
 			// launch must not be registered past it.
 			return nil
 		}
-		if j == nil && st.Tombstones[id] != nil && state != "running" {
+		if j == nil && st.Tombstone(id) != nil && state != "running" {
 			// Output about a deleted task that shows no new run: a late
 			// replay, which must not bring the task back.
 			return nil

@@ -49,8 +49,8 @@ func TestAForegroundTaskIsRecordedFinishedAndRead(t *testing.T) {
 	h.hookAfter(map[string]any{"description": "Quick look", "subagent_type": "fixer", "prompt": "p"},
 		"task_id: ses_fg1 (for resuming to continue this task if needed)\n\n<task_result>\nall good\n</task_result>")
 	// The older form names no state: nothing is tracked from it.
-	if len(h.doc().Jobs) != 0 {
-		t.Fatalf("jobs %v from an output without a state", h.doc().Jobs)
+	if len(allJobs(h.doc())) != 0 {
+		t.Fatalf("jobs %v from an output without a state", allJobs(h.doc()))
 	}
 	h.hookAfter(map[string]any{"description": "Quick look", "subagent_type": "fixer", "prompt": "p"},
 		`<task id="ses_fg2" state="completed">`+"\n<task_result>\nall good\n</task_result>\n</task>")
@@ -65,8 +65,8 @@ func TestOutputThatNamesNoSessionIsIgnored(t *testing.T) {
 	for _, out := range []string{"", "no task here", `<task id="not-a-session" state="running">`, "task_id: ../x\nstate: running"} {
 		h.hookAfter(map[string]any{"subagent_type": "explorer"}, out)
 	}
-	if len(h.doc().Jobs) != 0 {
-		t.Fatalf("jobs %v", h.doc().Jobs)
+	if len(allJobs(h.doc())) != 0 {
+		t.Fatalf("jobs %v", allJobs(h.doc()))
 	}
 }
 
@@ -77,12 +77,12 @@ func TestLateOutputAboutADeletedTaskDoesNotBringItBack(t *testing.T) {
 		t.Fatal(o)
 	}
 	h.hookAfter(map[string]any{"subagent_type": "fixer", "prompt": "p"}, `<task id="ses_gone1" state="completed">`+"\n<task_result>\nold\n</task_result>\n</task>")
-	if j := h.doc().Jobs["ses_gone1"]; j != nil {
+	if j := h.doc().Job("ses_gone1"); j != nil {
 		t.Fatalf("a replayed output brought back a deleted task: %+v", j)
 	}
 	// A new run of it is proof it lives again.
 	h.hookAfter(map[string]any{"subagent_type": "fixer", "prompt": "p", "background": true}, `<task id="ses_gone1" state="running">`)
-	if j := h.doc().Jobs["ses_gone1"]; j == nil || j.State != store.JobRunning || h.doc().Tombstones["ses_gone1"] != nil {
+	if j := h.doc().Job("ses_gone1"); j == nil || j.State != store.JobRunning || h.doc().Tombstone("ses_gone1") != nil {
 		t.Fatalf("a new run was not recorded: %+v", j)
 	}
 }

@@ -30,7 +30,7 @@ func Reconcile(ctx context.Context, cfg Config, sc HostScope, parent string) (st
 	var parents []string
 	if err := e.view(func(st *store.State) error {
 		seen := map[string]bool{}
-		for _, j := range st.Jobs {
+		for j := range st.Jobs() {
 			if (parent == "" || j.ParentSessionID == parent) && !seen[j.ParentSessionID] {
 				seen[j.ParentSessionID] = true
 				parents = append(parents, j.ParentSessionID)
@@ -168,7 +168,7 @@ func sortedJobs(st *store.State, parent string) []*store.Job {
 		return jobsOf(st, parent)
 	}
 	var out []*store.Job
-	for _, j := range st.Jobs {
+	for j := range st.Jobs() {
 		out = append(out, j)
 	}
 	sort.Slice(out, func(a, b int) bool {
@@ -203,7 +203,7 @@ func InspectLeases(cfg Config, sc HostScope) (*Inspection, error) {
 	in := &Inspection{Store: e.st.Path(), Leases: []LeaseInfo{}, Ops: []*store.Op{}}
 	err = e.view(func(st *store.State) error {
 		for _, l := range st.Leases {
-			in.Leases = append(in.Leases, LeaseInfo{Lease: l, Op: st.Ops[l.OpID], Job: st.Jobs[l.TaskID]})
+			in.Leases = append(in.Leases, LeaseInfo{Lease: l, Op: st.Ops[l.OpID], Job: st.Job(l.TaskID)})
 		}
 		for _, op := range st.Ops {
 			in.Ops = append(in.Ops, op)
@@ -247,7 +247,7 @@ func BreakLease(cfg Config, sc HostScope, taskID string, force, confirmNotAdmitt
 			}
 			op.Error = "lease broken by an operator"
 		}
-		if j := st.Jobs[taskID]; j != nil && j.State == store.JobRunning {
+		if j := st.Job(taskID); j != nil && j.State == store.JobRunning {
 			markUncertain(j, j.Generation, "a "+string(l.Kind)+" lease was broken by an operator", now)
 		}
 		c := *l

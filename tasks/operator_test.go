@@ -99,7 +99,7 @@ func TestLeaseBreakRefusesALiveOwnersLeaseWithoutForce(t *testing.T) {
 	if st.Leases[id] != nil {
 		t.Fatalf("lease after the break: %+v", st.Leases[id])
 	}
-	if j := st.Jobs[id]; j.State != store.JobRunning || !j.StatusUncertain || j.LastStatusError != "a cancellation lease was broken by an operator" {
+	if j := st.Job(id); j.State != store.JobRunning || !j.StatusUncertain || j.LastStatusError != "a cancellation lease was broken by an operator" {
 		t.Fatalf("job after the break: %+v", j)
 	}
 	wantBroken := func(when string) {
@@ -116,8 +116,8 @@ func TestLeaseBreakRefusesALiveOwnersLeaseWithoutForce(t *testing.T) {
 	h.release("abort", nil)
 	waitGone(t, settler)
 	wantBroken("after the late settlement")
-	if st := h.doc(); st.Leases[id] != nil || st.Jobs[id].State != store.JobRunning {
-		t.Fatalf("the late settlement changed the task: lease %+v, job %+v", st.Leases[id], st.Jobs[id])
+	if st := h.doc(); st.Leases[id] != nil || st.Job(id).State != store.JobRunning {
+		t.Fatalf("the late settlement changed the task: lease %+v, job %+v", st.Leases[id], st.Job(id))
 	}
 	wantOut(t, h.tool("cancel", map[string]any{"task_id": id}), 0, cancelText(id, "cancelled", "cancelled"), "")
 }

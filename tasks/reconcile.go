@@ -66,7 +66,8 @@ type gathered struct {
 // orphaned revives.
 func gather(st *store.State, parent, only string) gathered {
 	var g gathered
-	for _, j := range jobsOf(st, parent) {
+	// A job that needs observation is never settled, so never archived.
+	for _, j := range liveJobsOf(st, parent) {
 		if (only == "" || j.TaskID == only) && needsObservation(j) && len(g.targets) < maxObserved {
 			g.targets = append(g.targets, *j)
 		}
@@ -76,7 +77,7 @@ func gather(st *store.State, parent, only string) gathered {
 			continue
 		}
 		if op := st.Ops[l.OpID]; op != nil && op.ClientMessageID != "" && op.LeaseToken == l.Token {
-			if j := st.Jobs[l.TaskID]; j != nil && j.ParentSessionID == parent && len(g.orphans) < maxObserved {
+			if j := st.Job(l.TaskID); j != nil && j.ParentSessionID == parent && len(g.orphans) < maxObserved {
 				// Each costs a transcript read: they count against the
 				// same bound as the jobs.
 				g.orphans = append(g.orphans, *op)
@@ -138,7 +139,7 @@ func (e *engine) observeGathered(ctx context.Context, g gathered, snap snapshot)
 func (e *engine) apply(st *store.State, obs []jobObs, orphans []orphanObs, snap snapshot) {
 	now := e.now()
 	for _, o := range obs {
-		j := st.Jobs[o.taskID]
+		j := st.Job(o.taskID)
 		if j == nil || j.Generation != o.gen {
 			continue
 		}
@@ -185,7 +186,7 @@ func (e *engine) apply(st *store.State, obs []jobObs, orphans []orphanObs, snap 
 		// The host holds the revive's own message: the prompt was
 		// admitted, so the new run is registered as a late acceptance.
 		op := st.Ops[l.OpID]
-		if j := st.Jobs[o.taskID]; j != nil && j.Generation == l.Generation {
+		if j := st.Job(o.taskID); j != nil && j.Generation == l.Generation {
 			relaunch(st, j, o.baseline, now)
 		}
 		if op != nil {
@@ -201,7 +202,7 @@ func (e *engine) apply(st *store.State, obs []jobObs, orphans []orphanObs, snap 
 		// An orphaned cancel is resolved by a valid map showing the
 		// session idle: the cancel is then committed as verified.
 		if ob := snap.observe(l.TaskID); ob.absent {
-			if j := st.Jobs[l.TaskID]; j != nil && j.State == store.JobRunning {
+			if j := st.Job(l.TaskID); j != nil && j.State == store.JobRunning {
 				markCancelled(j, l.Generation, "", now)
 			}
 			if op := st.Ops[l.OpID]; op != nil && !op.Phase.Final() {
@@ -231,7 +232,7 @@ func (e *engine) commit(obs []jobObs, orphans []orphanObs, snap snapshot, taskID
 	var out *store.Job
 	err := e.update(func(st *store.State) error {
 		e.apply(st, obs, orphans, snap)
-		if j := st.Jobs[taskID]; j != nil && taskID != "" {
+		if j := st.Job(taskID); j != nil && taskID != "" {
 			c := *j
 			out = &c
 		}

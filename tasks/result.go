@@ -86,7 +86,7 @@ func runResult(ctx context.Context, e *engine, req Request) (*Result, error) {
 		// The generation is checked before the transcript is judged: a
 		// relaunch during the read changes the transcript too, and its
 		// new prompt is no reason to say the old run left no text.
-		j := st.Jobs[job.TaskID]
+		j := st.Job(job.TaskID)
 		if j == nil || j.Generation != gen {
 			return toolErr("Task %s changed generation while its result was being retrieved; wait for its current terminal result instead of retrieving it.", name)
 		}
@@ -114,7 +114,7 @@ func runResult(ctx context.Context, e *engine, req Request) (*Result, error) {
 // has read it, the run no longer counts as unread.
 func (e *engine) reportedOutcome(job *store.Job, report error) error {
 	if err := e.update(func(st *store.State) error {
-		if j := st.Jobs[job.TaskID]; j != nil {
+		if j := st.Job(job.TaskID); j != nil {
 			acknowledge(j, job.Generation, e.now())
 		}
 		return nil

@@ -219,7 +219,7 @@ func TestResultOfAnUntrackedSessionNeedsOwnershipAndTerminalEvidence(t *testing.
 			t.Errorf("%s: %s", c.id, o)
 		}
 	}
-	if n := len(h.doc().Jobs); n != 0 {
+	if n := len(allJobs(h.doc())); n != 0 {
 		t.Fatalf("task_result of untracked sessions registered %d jobs", n)
 	}
 	for _, c := range h.fake.Calls() {

@@ -36,20 +36,20 @@ func TestRetentionEvictsTheOldestAcknowledgedJobsOnly(t *testing.T) {
 	registerLaunch(st, newJob{TaskID: "ses_new", Parent: "ses_p", Agent: "explorer"}, t0.Add(24*time.Hour))
 	for i := 0; i < 10; i++ {
 		id := fmt.Sprintf("ses_done%04d", i)
-		if st.Jobs[id] != nil {
+		if st.Job(id) != nil {
 			t.Fatalf("%s, among the oldest, was kept", id)
 		}
-		if ts := st.Tombstones[id]; ts == nil || ts.LastTerminal == nil || ts.LastTerminal.State != store.JobCompleted {
+		if ts := st.Tombstone(id); ts == nil || ts.LastTerminal == nil || ts.LastTerminal.State != store.JobCompleted {
 			t.Fatalf("%s left tombstone %+v", id, ts)
 		}
 	}
 	for i := 10; i < MaxRetainedJobs+10; i++ {
-		if st.Jobs[fmt.Sprintf("ses_done%04d", i)] == nil {
+		if st.Job(fmt.Sprintf("ses_done%04d", i)) == nil {
 			t.Fatalf("ses_done%04d, within the bound, was evicted", i)
 		}
 	}
 	for _, id := range append(keep, "ses_new") {
-		if st.Jobs[id] == nil {
+		if st.Job(id) == nil {
 			t.Fatalf("%s was evicted", id)
 		}
 	}

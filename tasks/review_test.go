@@ -13,7 +13,7 @@ func TestResultIsRefusedWhileARevivesPromptMayBeInTheTranscript(t *testing.T) {
 	h := newHarness(t)
 	id := h.completed("explorer", "first answer")
 	h.mutate(func(st *store.State) error {
-		_, err := st.AcquireLease(store.LeaseRequest{TaskID: id, Kind: store.LeaseRelaunch, Token: "t1", Generation: st.Jobs[id].Generation}, time.Now())
+		_, err := st.AcquireLease(store.LeaseRequest{TaskID: id, Kind: store.LeaseRelaunch, Token: "t1", Generation: st.Job(id).Generation}, time.Now())
 		return err
 	})
 	o := h.tool("result", map[string]any{"task_id": id})

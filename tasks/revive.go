@@ -103,9 +103,9 @@ func (e *engine) revive(ctx context.Context, parent, name, prompt string, allowC
 	}
 	clientMsg := opencode.NewMessageID()
 	var c *captured
-	var epoch int64
+	var epoch, epochSeq int64
 	err = e.update(func(st *store.State) error {
-		j := st.Jobs[job.TaskID]
+		j := st.Job(job.TaskID)
 		switch {
 		case j == nil:
 			return toolErr("Task %s is no longer tracked; refusing stale revive", name)
@@ -117,7 +117,7 @@ func (e *engine) revive(ctx context.Context, parent, name, prompt string, allowC
 		if isLeaseHeld(err) {
 			return toolErr("Task %s cannot be revived: relaunch lease unavailable%s", name, leaseNote(st, j.TaskID))
 		}
-		epoch = st.DeletionEpochs[j.TaskID]
+		epoch, epochSeq = st.DeletionEpoch(j.TaskID), st.Meta.EpochSeq
 		return err
 	})
 	if err != nil {
@@ -156,7 +156,7 @@ func (e *engine) revive(ctx context.Context, parent, name, prompt string, allowC
 	p := &opencode.Prompt{MessageID: clientMsg, Agent: job.Agent, Parts: []opencode.PromptPart{{Type: "text", Text: prompt}}}
 	h, err := e.spawnSettler(order{
 		Scope: scope{Directory: e.dir, ServerURL: e.server, Flavor: e.flavor}, OpID: c.opID, Foreground: e.self,
-		Name: name, Prompt: p, Baseline: baseline, LastLiveBusyAt: job.LastLiveBusyAt, Epoch: epoch,
+		Name: name, Prompt: p, Baseline: baseline, LastLiveBusyAt: job.LastLiveBusyAt, Epoch: epoch, EpochSeq: epochSeq,
 	})
 	if err != nil {
 		e.abandon(c, err.Error())
@@ -197,7 +197,7 @@ func (e *engine) afterAdmission(ctx context.Context, name, taskID, baseline stri
 	}
 	var out *reviveOutcome
 	err = e.update(func(st *store.State) error {
-		j := st.Jobs[taskID]
+		j := st.Job(taskID)
 		switch {
 		case j == nil:
 			return toolErr("Task %s revive became stale before launch completed", name)

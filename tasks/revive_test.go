@@ -99,7 +99,7 @@ func (h *harness) wantNoReviveWrite(id string, seq int64) {
 func (h *harness) wantRevivePreSendFailure(id string, gen int64) {
 	h.t.Helper()
 	st := h.doc()
-	if j := st.Jobs[id]; j == nil || j.Generation != gen {
+	if j := st.Job(id); j == nil || j.Generation != gen {
 		h.t.Fatalf("job after a refused revive: %+v (want generation %d)", j, gen)
 	}
 	if l := st.Leases[id]; l != nil {
@@ -271,7 +271,7 @@ func TestReviveOfATaskTheHostShowsActiveSendsNothing(t *testing.T) {
 			// The board says the run stopped; the host says otherwise.
 			var gen int64
 			h.mutate(func(st *store.State) error {
-				j := st.Jobs[id]
+				j := st.Job(id)
 				j.State, j.TerminalUnreconciled, j.CompletedAt, j.ResultSummary = store.JobStopped, true, st.Meta.CreatedAt, "stopped"
 				gen = j.Generation
 				return nil
@@ -339,7 +339,7 @@ func TestReviveRefusesWhenTheGenerationChangesBeforeTheSend(t *testing.T) {
 	h.waitHeld("baseline", 1)
 	var newGen int64
 	h.mutate(func(st *store.State) error {
-		j := st.Jobs[id]
+		j := st.Job(id)
 		j.Generation = st.NextGeneration()
 		newGen = j.Generation
 		return nil
@@ -373,7 +373,7 @@ func TestReviveWhoseAdmissionOutlivesItsDeadlineRegistersTheLateAcceptance(t *te
 	if op := st.Ops[l.OpID]; op == nil || op.Phase != store.PhaseSentUnknown || !op.CallerAnswered {
 		t.Fatalf("op while the admission is pending: %+v", op)
 	}
-	if j := st.Jobs[id]; j.Generation != g1 || j.State != store.JobReconciled {
+	if j := st.Job(id); j.Generation != g1 || j.State != store.JobReconciled {
 		t.Fatalf("job while the admission is pending: %+v", j)
 	}
 	wantOut(t, h.tool("revive", map[string]any{"task_id": id, "prompt": "once more"}), 1, "", "Task "+id+" cannot be revived: relaunch lease unavailable\n")
@@ -505,10 +505,10 @@ func (h *harness) wantCompensated(id string, seq int64) {
 		h.t.Fatalf("%d status reads after the compensation's abort, want 1", len(polls))
 	}
 	st := h.doc()
-	if j := st.Jobs[id]; j != nil {
+	if j := st.Job(id); j != nil {
 		h.t.Fatalf("the compensation brought the job back: %+v", j)
 	}
-	if st.Tombstones[id] == nil {
+	if st.Tombstone(id) == nil {
 		h.t.Fatal("the compensation cleared the tombstone")
 	}
 	op := h.onlyOp(id, store.OpReviveAdmission)
@@ -530,7 +530,7 @@ func TestReviveAdmittedAfterItsTaskWasDeletedIsAbortedAndTheLeaseReleased(t *tes
 	o := h.deletedDuringAdmission(id, func() { h.observe("session.deleted", id) }, nil)
 	wantOut(t, o, 1, "", "Task "+id+compensationInitiated)
 	h.wantCompensated(id, before)
-	if ts := h.doc().Tombstones[id]; ts.Reason != "session deleted" {
+	if ts := h.doc().Tombstone(id); ts.Reason != "session deleted" {
 		t.Fatalf("tombstone %+v", ts)
 	}
 }
@@ -542,7 +542,7 @@ func TestReviveAdmittedAfterItsParentWasDeletedIsAbortedAndTheLeaseReleased(t *t
 	o := h.deletedDuringAdmission(id, func() { h.observe("session.deleted", parent) }, nil)
 	wantOut(t, o, 1, "", "Task "+id+compensationInitiated)
 	h.wantCompensated(id, before)
-	if ts := h.doc().Tombstones[id]; ts.Reason != "parent deleted" {
+	if ts := h.doc().Tombstone(id); ts.Reason != "parent deleted" {
 		t.Fatalf("tombstone %+v", ts)
 	}
 }
@@ -558,8 +558,8 @@ func TestReviveAdmittedLateAfterItsTaskWasDeletedIsCompensatedAndTheCallerKeepsI
 	wantOut(t, h.tool("revive", map[string]any{"task_id": id, "prompt": "again"}), 0, reviveText(id, g1, "completed", "admission_unknown")+admissionUnknown, "")
 	h.observe("session.deleted", id)
 	st := h.doc()
-	if st.Jobs[id] != nil || st.Tombstones[id] == nil {
-		t.Fatalf("the deletion did not drop the job: %+v", st.Jobs[id])
+	if st.Job(id) != nil || st.Tombstone(id) == nil {
+		t.Fatalf("the deletion did not drop the job: %+v", st.Job(id))
 	}
 	if l := st.Leases[id]; l == nil || l.State != store.LeaseHeld || l.Kind != store.LeaseRelaunch {
 		t.Fatalf("the deletion touched the pending admission's lease: %+v", l)
@@ -640,7 +640,7 @@ func wantQuarantined(t *testing.T, h *harness, id, why string) {
 	// registered, and the board no longer knows the task.
 	native := map[string]any{"subagent_type": "explorer", "prompt": "resume", "task_id": id, "background": true}
 	h.hookAfter(native, "task_id: "+id+"\nstate: running")
-	if j := h.doc().Jobs[id]; j != nil {
+	if j := h.doc().Job(id); j != nil {
 		t.Fatalf("a launch was registered past the quarantined lease: %+v", j)
 	}
 	wantOut(t, h.tool("revive", map[string]any{"task_id": id, "prompt": "again"}), 1, "", "Unknown or unowned background task: "+id+"\n")
@@ -651,7 +651,7 @@ func wantQuarantined(t *testing.T, h *harness, id, why string) {
 		t.Fatalf("lease after the break: %+v", l)
 	}
 	h.hookAfter(native, "task_id: "+id+"\nstate: running")
-	if j := h.doc().Jobs[id]; j == nil || j.State != store.JobRunning {
+	if j := h.doc().Job(id); j == nil || j.State != store.JobRunning {
 		t.Fatalf("a launch after the break was not registered: %+v", j)
 	}
 }
@@ -705,7 +705,7 @@ func TestCompensationLeavesASuccessorsLeaseAndRecordAlone(t *testing.T) {
 	h.mutate(func(st *store.State) error {
 		j := saved
 		j.Generation, j.State, j.TerminalState = st.NextGeneration(), store.JobRunning, ""
-		st.Jobs[id] = &j
+		st.Live[id] = &j
 		succ = j
 		_, err := st.AcquireLease(store.LeaseRequest{TaskID: id, Kind: store.LeaseRelaunch, Token: "successor", Generation: j.Generation}, st.Meta.CreatedAt)
 		return err
@@ -716,7 +716,7 @@ func TestCompensationLeavesASuccessorsLeaseAndRecordAlone(t *testing.T) {
 	if l := st.Leases[id]; l == nil || l.Token != "successor" || l.State != store.LeaseHeld {
 		t.Fatalf("the successor's lease was touched: %+v", l)
 	}
-	if j := st.Jobs[id]; j == nil || j.Generation != succ.Generation || j.State != store.JobRunning || j.UpdatedAt != succ.UpdatedAt {
+	if j := st.Job(id); j == nil || j.Generation != succ.Generation || j.State != store.JobRunning || j.UpdatedAt != succ.UpdatedAt {
 		t.Fatalf("the successor's record was touched: %+v", j)
 	}
 	if n := len(h.calls("POST", "/session/"+id+"/abort")); n != 1 {
@@ -755,7 +755,7 @@ func TestReviveOfAnUncertainTaskIsRefusedWithoutWrites(t *testing.T) {
 		t.Fatalf("the failed run left the task %s", s)
 	}
 	h.mutate(func(st *store.State) error {
-		st.Jobs[id].StatusUncertain, st.Jobs[id].LastStatusError = true, "Session status lookup timed out"
+		st.Job(id).StatusUncertain, st.Job(id).LastStatusError = true, "Session status lookup timed out"
 		return nil
 	})
 	before := h.lastSeq()
@@ -809,7 +809,7 @@ func TestReviveWhosePromptFailsWithinItsDeadlineReportsTheFailure(t *testing.T) 
 			}
 			wantOut(t, o, 1, "", "Task "+id+" revive failed: "+msg+"\n")
 			st := h.doc()
-			if j := st.Jobs[id]; j.Generation != gen || j.State != store.JobReconciled {
+			if j := st.Job(id); j.Generation != gen || j.State != store.JobReconciled {
 				t.Fatalf("job after a failed revive: %+v", j)
 			}
 			if l := st.Leases[id]; l != nil {

@@ -23,7 +23,7 @@ func (h *harness) docPath() string {
 func TestACorruptStoreFailsEveryCommandClosedWithoutTouchingTheHost(t *testing.T) {
 	h := newHarness(t)
 	id := h.hangingJob("explorer", "map auth")
-	h.waitFor("the launch to be journalled", func(st *store.State) bool { return st.Jobs[id] != nil })
+	h.waitFor("the launch to be journalled", func(st *store.State) bool { return st.Job(id) != nil })
 	good, err := os.ReadFile(h.docPath())
 	if err != nil {
 		t.Fatal(err)
@@ -113,7 +113,7 @@ func TestATaskRunningBeforeARestartIsStoppedOnlyByTwoObservationsAGraceApart(t *
 	}
 	h.mutate(func(st *store.State) error {
 		now := time.Now().Add(-time.Hour)
-		st.Jobs[c] = &store.Job{TaskID: c, ParentSessionID: parent, Agent: "explorer", Description: "map auth", Alias: "exp-1",
+		st.Live[c] = &store.Job{TaskID: c, ParentSessionID: parent, Agent: "explorer", Description: "map auth", Alias: "exp-1",
 			State: store.JobRunning, Generation: st.NextGeneration(), TaskGeneration: 1, Background: true,
 			LaunchedAt: now, LastLaunchedAt: now, RunStartedAt: now, UpdatedAt: now}
 		st.AliasCounters[store.AliasKey(parent, "exp")] = 1
@@ -146,8 +146,8 @@ func TestATaskRunningBeforeARestartIsStoppedOnlyByTwoObservationsAGraceApart(t *
 		t.Fatal(o)
 	}
 	st := h.doc()
-	if st.Jobs[c] != nil || st.Tombstones[c] == nil || st.Tombstones[c].Reason != "session deleted" || st.DeletionEpochs[c] != st.Tombstones[c].Epoch {
-		t.Fatalf("job %+v, tombstone %+v, epoch %d", st.Jobs[c], st.Tombstones[c], st.DeletionEpochs[c])
+	if st.Job(c) != nil || st.Tombstone(c) == nil || st.Tombstone(c).Reason != "session deleted" || st.DeletionEpoch(c) != st.Tombstone(c).Epoch {
+		t.Fatalf("job %+v, tombstone %+v, epoch %d", st.Job(c), st.Tombstone(c), st.DeletionEpoch(c))
 	}
 	if board := h.run(nil, "tasks", "board", "--directory", h.dir, "--server-url", h.url, "--parent", parent); board.code != 0 || strings.Contains(board.stdout, c) {
 		t.Fatalf("the deleted task is still on the board: %s", board)
@@ -162,7 +162,7 @@ func TestALaunchAnsweredAfterItsTaskWasDeletedDoesNotBringItBack(t *testing.T) {
 	wait := h.start("task", map[string]any{"description": "map auth", "subagent_type": "explorer", "prompt": "map auth"})
 	h.waitHeld("launch", 1)
 	var c string
-	for id := range h.doc().Jobs {
+	for id := range allJobs(h.doc()) {
 		c = id
 	}
 	if c == "" {
@@ -172,9 +172,9 @@ func TestALaunchAnsweredAfterItsTaskWasDeletedDoesNotBringItBack(t *testing.T) {
 		t.Fatal(o)
 	}
 	st := h.doc()
-	e1 := st.DeletionEpochs[c]
-	if st.Jobs[c] != nil || st.Tombstones[c] == nil || e1 == 0 || st.Tombstones[c].Epoch != e1 {
-		t.Fatalf("after the deletion: job %+v, tombstone %+v, epoch %d", st.Jobs[c], st.Tombstones[c], e1)
+	e1 := st.DeletionEpoch(c)
+	if st.Job(c) != nil || st.Tombstone(c) == nil || e1 == 0 || st.Tombstone(c).Epoch != e1 {
+		t.Fatalf("after the deletion: job %+v, tombstone %+v, epoch %d", st.Job(c), st.Tombstone(c), e1)
 	}
 	if err := h.fake.Release("launch", nil); err != nil {
 		t.Fatal(err)
@@ -189,8 +189,8 @@ func TestALaunchAnsweredAfterItsTaskWasDeletedDoesNotBringItBack(t *testing.T) {
 		t.Fatal(o)
 	}
 	st = h.doc()
-	if st.Jobs[c] != nil || st.Tombstones[c] == nil || st.DeletionEpochs[c] != e1 || st.Leases[c] != nil {
-		t.Fatalf("after the late answer: job %+v, tombstone %+v, epoch %d (want %d)", st.Jobs[c], st.Tombstones[c], st.DeletionEpochs[c], e1)
+	if st.Job(c) != nil || st.Tombstone(c) == nil || st.DeletionEpoch(c) != e1 || st.Leases[c] != nil {
+		t.Fatalf("after the late answer: job %+v, tombstone %+v, epoch %d (want %d)", st.Job(c), st.Tombstone(c), st.DeletionEpoch(c), e1)
 	}
 
 	// Only a launch that really registers C again clears the tombstone:
@@ -203,8 +203,8 @@ func TestALaunchAnsweredAfterItsTaskWasDeletedDoesNotBringItBack(t *testing.T) {
 		t.Fatalf("the launch registered %s, want %s", got, c)
 	}
 	st = h.doc()
-	if j := st.Jobs[c]; j == nil || j.State != store.JobRunning || j.Alias != "exp-2" || st.Tombstones[c] != nil {
-		t.Fatalf("after a new launch: job %+v, tombstone %+v", j, st.Tombstones[c])
+	if j := st.Job(c); j == nil || j.State != store.JobRunning || j.Alias != "exp-2" || st.Tombstone(c) != nil {
+		t.Fatalf("after a new launch: job %+v, tombstone %+v", j, st.Tombstone(c))
 	}
 }
 
@@ -243,11 +243,11 @@ func TestWithoutTheServersPasswordReadsStayUncertainAndWritesFailWithoutChange(t
 		}
 	}
 	after := h.doc()
-	if len(after.Jobs) != len(before.Jobs) || len(after.Leases) != 0 {
-		t.Fatalf("jobs %d -> %d, leases %+v", len(before.Jobs), len(after.Jobs), after.Leases)
+	if len(allJobs(after)) != len(allJobs(before)) || len(after.Leases) != 0 {
+		t.Fatalf("jobs %d -> %d, leases %+v", len(allJobs(before)), len(allJobs(after)), after.Leases)
 	}
-	for jid, b := range before.Jobs {
-		a := after.Jobs[jid]
+	for jid, b := range allJobs(before) {
+		a := allJobs(after)[jid]
 		if a.State != b.State || a.Generation != b.Generation || !a.LastUsedAt.Equal(b.LastUsedAt) {
 			t.Fatalf("job %s changed: %+v -> %+v", jid, b, a)
 		}
@@ -307,14 +307,14 @@ func TestManyConcurrentCallersLoseNoUpdateAndNeverShareALease(t *testing.T) {
 	st := h.doc()
 	gens, aliases := map[int64]bool{}, map[string]bool{}
 	for _, id := range ids {
-		j := st.Jobs[id]
+		j := st.Job(id)
 		if j == nil || gens[j.Generation] || aliases[j.Alias] {
 			t.Fatalf("job %s: %+v (a generation or alias issued twice, or the job lost)", id, j)
 		}
 		gens[j.Generation], aliases[j.Alias] = true, true
 	}
-	if len(st.Jobs) != tasksN || st.Meta.GenerationSeq < tasksN {
-		t.Fatalf("%d jobs, generation sequence %d", len(st.Jobs), st.Meta.GenerationSeq)
+	if len(allJobs(st)) != tasksN || st.Meta.GenerationSeq < tasksN {
+		t.Fatalf("%d jobs, generation sequence %d", len(allJobs(st)), st.Meta.GenerationSeq)
 	}
 
 	// Sample the store while the callers run: one lease per task, held
@@ -345,7 +345,7 @@ func TestManyConcurrentCallersLoseNoUpdateAndNeverShareALease(t *testing.T) {
 				}
 			}
 			for k, l := range s.Leases {
-				j := s.Jobs[k]
+				j := s.Job(k)
 				if l.TaskID != k || j == nil || l.Generation != j.Generation || pending[k] > 1 {
 					sampleErr = fmt.Errorf("lease %+v for job %+v with %d unsettled ops", l, j, pending[k])
 					return
@@ -378,11 +378,11 @@ func TestManyConcurrentCallersLoseNoUpdateAndNeverShareALease(t *testing.T) {
 		t.Fatal(sampleErr)
 	}
 	st = h.doc()
-	if j := st.Jobs[cancelled]; j.State != store.JobCancelled || j.ResultSummary != "cancelled: enough" {
+	if j := st.Job(cancelled); j.State != store.JobCancelled || j.ResultSummary != "cancelled: enough" {
 		t.Fatalf("the cancelled job: %+v", j)
 	}
 	for _, id := range ids {
-		j := st.Jobs[id]
+		j := st.Job(id)
 		if id != cancelled && j.State != store.JobRunning {
 			t.Fatalf("job %s is %s", id, j.State)
 		}

@@ -63,7 +63,7 @@ func (e *engine) takeOver(o order) (op store.Op, refusal string, err error) {
 // sendCheck is the last check before a send, made in the transaction
 // that marks the op sent. It returns the refusal, or "".
 func sendCheck(st *store.State, op *store.Op, o order) string {
-	j := st.Jobs[op.TaskID]
+	j := st.Job(op.TaskID)
 	verb := map[store.OpKind]string{store.OpMessage: "message", store.OpAbort: "cancel", store.OpReviveAdmission: "revive"}[op.Kind]
 	switch {
 	case j == nil:
@@ -84,11 +84,20 @@ func sendCheck(st *store.State, op *store.Op, o order) string {
 			return fmt.Sprintf("stale/uncertain cancellation: task is %s, not running", j.State)
 		}
 	case store.OpReviveAdmission:
-		if !retainedTerminal(j) || !j.LastLiveBusyAt.Equal(o.LastLiveBusyAt) || st.DeletionEpochs[j.TaskID] != o.Epoch {
+		if !retainedTerminal(j) || !j.LastLiveBusyAt.Equal(o.LastLiveBusyAt) || deletedSince(st, j.TaskID, o) {
 			return fmt.Sprintf("Task %s became active again (%s) before the revive prompt was sent; the prompt was NOT sent and no duplicate was launched. Use task_status to inspect it.", o.Name, j.State)
 		}
 	}
 	return ""
+}
+
+// deletedSince reports whether the task was dropped or deleted since the
+// revive of order o looked at it: its deletion epoch changed. When no
+// task at all was dropped since (the scope's epoch counter is where it
+// was), it was not, and the archive, which keeps the deletion epochs,
+// need not be read.
+func deletedSince(st *store.State, taskID string, o order) bool {
+	return st.Meta.EpochSeq != o.EpochSeq && st.DeletionEpoch(taskID) != o.Epoch
 }
 
 // outcomeOf classifies a send's error for the journal.
@@ -255,7 +264,7 @@ func (e *engine) settleAdmission(ctx context.Context, o order, op store.Op, sign
 		}
 		l := st.Leases[op.TaskID]
 		valid := l != nil && l.Token == op.LeaseToken && l.State == store.LeaseHeld
-		j := st.Jobs[op.TaskID]
+		j := st.Job(op.TaskID)
 		switch {
 		case j == nil && valid:
 			finish(st, op.ID, store.PhaseAccepted, store.OutcomeAccepted, "", now, false)
@@ -317,7 +326,7 @@ func (e *engine) findMessage(ctx context.Context, taskID, id string) (bool, erro
 func (e *engine) compensate(ctx context.Context, op store.Op) error {
 	owned := func(st *store.State) bool {
 		l := st.Leases[op.TaskID]
-		return l != nil && l.Token == op.LeaseToken && l.State == store.LeaseHeld && st.Jobs[op.TaskID] == nil
+		return l != nil && l.Token == op.LeaseToken && l.State == store.LeaseHeld && st.Job(op.TaskID) == nil
 	}
 	ok, aerr := e.host.Abort(ctx, op.TaskID)
 	why := ""

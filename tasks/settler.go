@@ -40,10 +40,12 @@ type order struct {
 	Prompt *opencode.Prompt `json:"prompt,omitempty"`
 	// What a revive saw before it asked for the send: the baseline
 	// message, the last busy time and the deletion epoch, which must be
-	// unchanged when the prompt is sent.
+	// unchanged when the prompt is sent, and the scope's epoch counter
+	// then, which tells whether anything was deleted since.
 	Baseline       string    `json:"baseline,omitempty"`
 	LastLiveBusyAt time.Time `json:"lastLiveBusyAt,omitzero"`
 	Epoch          int64     `json:"epoch,omitempty"`
+	EpochSeq       int64     `json:"epochSeq,omitempty"`
 }
 
 // maxOrderBytes bounds the order a settler reads.

@@ -109,7 +109,7 @@ func TestSettlerKilledWhileSendingLeavesAnOrphanThatTheTranscriptResolves(t *tes
 	if op := st.Ops[l.OpID]; op.Phase != store.PhaseOrphaned || op.Outcome != store.OutcomeOrphaned {
 		t.Fatalf("op after its owner died: %+v", op)
 	}
-	if st.Jobs[id].Generation != g1 {
+	if st.Job(id).Generation != g1 {
 		t.Fatal("the orphan was registered before any evidence was read")
 	}
 
@@ -193,7 +193,7 @@ func TestSettlerWhoseSafetyCapPassesLeavesTheAdmissionOrphanedForEvidence(t *tes
 	if op := st.Ops[l.OpID]; op.Phase != store.PhaseOrphaned || op.Outcome != store.OutcomeOrphaned || !op.CallerAnswered {
 		t.Fatalf("op after the safety cap passed: %+v", op)
 	}
-	if st.Jobs[id].Generation != g1 {
+	if st.Job(id).Generation != g1 {
 		t.Fatal("a capped admission registered a run")
 	}
 	// The host admits it after all: the transcript says so.
@@ -215,7 +215,7 @@ func TestLeaseOfAProcessWhosePIDWasReusedCountsAsDead(t *testing.T) {
 	// owned by who.
 	lease := func(h *harness, id string, kind store.LeaseKind, opKind store.OpKind, phase store.Phase, who owner.Identity) {
 		h.mutate(func(st *store.State) error {
-			gen := st.Jobs[id].Generation
+			gen := st.Job(id).Generation
 			if _, err := st.AcquireLease(store.LeaseRequest{TaskID: id, Kind: kind, Token: "tok", Generation: gen, OpID: "op1", Owner: who}, st.Meta.CreatedAt); err != nil {
 				return err
 			}

@@ -187,7 +187,7 @@ func TestStatusCallsABusyTaskWithoutActivityPossiblyStuck(t *testing.T) {
 	h := newHarness(t, func(o *opencodefake.Options) { o.Now = func() time.Time { return time.Now().Add(-quiet) } })
 	id := h.hangingJob("explorer", "map auth")
 	h.mutate(func(st *store.State) error {
-		j := st.Jobs[id]
+		j := st.Job(id)
 		j.RunStartedAt = j.RunStartedAt.Add(-2 * quiet)
 		return nil
 	})
@@ -211,7 +211,7 @@ func TestStatusCallsABusyTaskWithoutActivityPossiblyStuck(t *testing.T) {
 	// An inconclusive read never calls a task stuck, however long it has
 	// been quiet.
 	h.mutate(func(st *store.State) error {
-		j := st.Jobs[id]
+		j := st.Job(id)
 		j.LastLiveBusyAt = j.LastLiveBusyAt.Add(-2 * quiet)
 		return nil
 	})

@@ -116,23 +116,23 @@ func Observe(ctx context.Context, cfg Config, sc HostScope, ev Event) error {
 		switch ev.Type {
 		case "session.deleted":
 			if ev.Fallback {
-				if j := st.Jobs[id]; j != nil {
+				if j := st.Job(id); j != nil {
 					drop(st, id, "session deleted", now)
 				}
 				return nil
 			}
-			if st.Jobs[id] != nil {
+			if st.Job(id) != nil {
 				drop(st, id, "session deleted", now)
 			}
 			clearParent(st, id, now)
 		case "session.status":
-			if j := st.Jobs[id]; j != nil && (ev.Status == "busy" || ev.Status == "retry" || ev.Status == "image_processing") {
+			if j := st.Job(id); j != nil && (ev.Status == "busy" || ev.Status == "retry" || ev.Status == "image_processing") {
 				markLiveBusy(j, j.Generation, now)
 			}
 		case "session.idle":
 			// The parent consumed what it was shown: acknowledge it.
 			for _, in := range st.Injections[id] {
-				if j := st.Jobs[in.TaskID]; j != nil {
+				if j := st.Job(in.TaskID); j != nil {
 					acknowledge(j, in.Generation, now)
 				}
 			}

@@ -12,19 +12,19 @@ import (
 )
 
 // The document codec. Every Update reads, decodes, encodes and writes the
-// whole document under the lock, and on a document of a thousand jobs
+// whole live document under the lock (and the archive when it needs it), and on a document of a thousand jobs
 // encoding/json's decoding and encoding took nearly nine tenths of that
 // hold, most of it in reflection. The two halves here (appendState in
 // this file, decodeFast in decode.go) are written out field by field
 // instead:
 //
-//   - appendState writes exactly the bytes json.Marshal writes for a
-//     State: the same field order and names, the same omitempty and
+//   - appendState and appendArchive write exactly the bytes json.Marshal
+//     writes for a State or an Archive: the same field order and names, the same omitempty and
 //     omitzero rules, map keys sorted, strings escaped the same way (HTML
 //     characters, U+2028 and U+2029 included, invalid UTF-8 as U+FFFD).
 //     The on-disk format does not change, and a document written by either
 //     encoder reads back the same.
-//   - decodeFast reads the documents appendState writes (and any JSON of
+//   - decodeFast and decodeArchiveFast read the files they write (and any JSON of
 //     the same shape) and gives up at anything else: an unknown or
 //     repeated key, a null other than for a map or a list (a null job,
 //     say, which the schema refuses anyway), a number that is not a
@@ -43,16 +43,26 @@ func appendState(b []byte, st *State) ([]byte, error) {
 	e.open()
 	e.name("meta")
 	e.meta(&st.Meta)
-	encodeMap(&e, "jobs", st.Jobs, (*encoder).job)
+	encodeMap(&e, "jobs", st.Live, (*encoder).job)
 	encodeMap(&e, "aliasCounters", st.AliasCounters, (*encoder).int)
 	encodeMap(&e, "orchestrators", st.Orchestrators, (*encoder).orchestrator)
 	encodeMap(&e, "leases", st.Leases, (*encoder).lease)
 	encodeMap(&e, "ops", st.Ops, (*encoder).op)
-	encodeMap(&e, "tombstones", st.Tombstones, (*encoder).tombstone)
-	encodeMap(&e, "deletionEpochs", st.DeletionEpochs, (*encoder).int)
 	encodeMap(&e, "waits", st.Waits, (*encoder).wait)
 	encodeMap(&e, "wake", st.Wake, (*encoder).wake)
 	encodeMap(&e, "injections", st.Injections, (*encoder).injections)
+	e.close()
+	return e.b, e.err
+}
+
+// appendArchive appends the JSON encoding of a to b.
+func appendArchive(b []byte, a *Archive) ([]byte, error) {
+	e := encoder{b: b}
+	e.open()
+	e.intField("version", int64(a.Version), false)
+	encodeMap(&e, "jobs", a.Jobs, (*encoder).job)
+	encodeMap(&e, "tombstones", a.Tombstones, (*encoder).tombstone)
+	encodeMap(&e, "deletionEpochs", a.DeletionEpochs, (*encoder).int)
 	e.close()
 	return e.b, e.err
 }
@@ -171,6 +181,26 @@ func (e *encoder) meta(m *Meta) {
 	e.intField("leaseSeq", m.LeaseSeq, false)
 	e.intField("epochSeq", m.EpochSeq, false)
 	e.timeField("createdAt", m.CreatedAt, true)
+	// omitzero on a struct without an IsZero method: every field zero.
+	if !m.Archive.IsZero() {
+		e.name("archive")
+		e.open()
+		e.intField("seq", m.Archive.Seq, false)
+		e.name("jobs")
+		if m.Archive.Jobs == nil {
+			e.b = append(e.b, "null"...)
+		} else {
+			e.b = append(e.b, '[')
+			for i, id := range m.Archive.Jobs {
+				if i > 0 {
+					e.b = append(e.b, ',')
+				}
+				e.b = appendString(e.b, id)
+			}
+			e.b = append(e.b, ']')
+		}
+		e.close()
+	}
 	e.close()
 }
 

@@ -21,9 +21,11 @@ import (
 // only compared), so decoding copies no string: in a process that has
 // just started, every byte it allocates is memory the kernel must first
 // hand over, which costs about as much as the decoding itself.
-func decodeFast(data []byte) (*State, bool) {
+//
+// It also reads the two maps only a version 1 document has, into old.
+func decodeFast(data []byte) (st *State, old legacy, ok bool) {
 	d := decoder{data: data, s: unsafe.String(unsafe.SliceData(data), len(data))}
-	st := new(State)
+	st = new(State)
 	var seen fieldSet
 	d.object(func(k string) {
 		switch k {
@@ -32,7 +34,7 @@ func decodeFast(data []byte) (*State, bool) {
 			d.meta(&st.Meta)
 		case "jobs":
 			d.once(&seen, 1)
-			st.Jobs = decodeMap(&d, (*decoder).job)
+			st.Live = decodeMap(&d, (*decoder).job)
 		case "aliasCounters":
 			d.once(&seen, 2)
 			st.AliasCounters = decodeMap(&d, (*decoder).int64)
@@ -47,10 +49,10 @@ func decodeFast(data []byte) (*State, bool) {
 			st.Ops = decodeMap(&d, (*decoder).op)
 		case "tombstones":
 			d.once(&seen, 6)
-			st.Tombstones = decodeMap(&d, (*decoder).tombstone)
+			old.Tombstones = decodeMap(&d, (*decoder).tombstone)
 		case "deletionEpochs":
 			d.once(&seen, 7)
-			st.DeletionEpochs = decodeMap(&d, (*decoder).int64)
+			old.DeletionEpochs = decodeMap(&d, (*decoder).int64)
 		case "waits":
 			d.once(&seen, 8)
 			st.Waits = decodeMap(&d, (*decoder).wait)
@@ -66,9 +68,39 @@ func decodeFast(data []byte) (*State, bool) {
 	})
 	d.ws()
 	if d.failed || d.i != len(d.data) {
+		return nil, legacy{}, false
+	}
+	return st, old, true
+}
+
+// decodeArchiveFast is decodeFast for an archive file.
+func decodeArchiveFast(data []byte) (*Archive, bool) {
+	d := decoder{data: data, s: unsafe.String(unsafe.SliceData(data), len(data))}
+	a := new(Archive)
+	var seen fieldSet
+	d.object(func(k string) {
+		switch k {
+		case "version":
+			d.once(&seen, 0)
+			a.Version = d.int()
+		case "jobs":
+			d.once(&seen, 1)
+			a.Jobs = decodeMap(&d, (*decoder).job)
+		case "tombstones":
+			d.once(&seen, 2)
+			a.Tombstones = decodeMap(&d, (*decoder).tombstone)
+		case "deletionEpochs":
+			d.once(&seen, 3)
+			a.DeletionEpochs = decodeMap(&d, (*decoder).int64)
+		default:
+			d.fail()
+		}
+	})
+	d.ws()
+	if d.failed || d.i != len(d.data) {
 		return nil, false
 	}
-	return st, true
+	return a, true
 }
 
 // decoder reads JSON from data. s is data as a string (the same bytes),
@@ -360,6 +392,24 @@ func (d *decoder) meta(m *Meta) {
 		case "createdAt":
 			d.once(&seen, 4)
 			m.CreatedAt = d.time()
+		case "archive":
+			d.once(&seen, 5)
+			var as fieldSet
+			d.object(func(k string) {
+				switch k {
+				case "seq":
+					d.once(&as, 0)
+					m.Archive.Seq = d.int64()
+				case "jobs":
+					d.once(&as, 1)
+					ids := []string{}
+					if d.array(func() { ids = append(ids, d.str()) }) {
+						m.Archive.Jobs = ids
+					}
+				default:
+					d.fail()
+				}
+			})
 		default:
 			d.fail()
 		}

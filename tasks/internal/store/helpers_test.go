@@ -97,6 +97,24 @@ func runHelper(mode, dir string, args []string) error {
 				return err
 			}
 		}
+	case "move":
+		// Move every job across, round after round, forever (see
+		// writeMoveRound). Each round says "archived" once its new
+		// archive is durable and before its document is written; with
+		// "pause" it then waits 3 ms there.
+		jobs, _ := strconv.Atoi(args[0])
+		pause := len(args) > 1 && args[1] == "pause"
+		s.afterArchive = func() {
+			fmt.Println("archived")
+			if pause {
+				time.Sleep(3 * time.Millisecond)
+			}
+		}
+		for {
+			if err := s.Update(func(st *State) error { writeMoveRound(st, jobs); return nil }); err != nil {
+				return err
+			}
+		}
 	case "hold":
 		// Hold the lock until stdin closes.
 		return s.Update(func(*State) error {
@@ -126,7 +144,7 @@ func runHelper(mode, dir string, args []string) error {
 		err := s.Update(func(st *State) error {
 			self := owner.Self()
 			g := st.NextGeneration()
-			st.Jobs["ses_a"] = &Job{TaskID: "ses_a", State: JobRunning, Generation: g}
+			st.Live["ses_a"] = &Job{TaskID: "ses_a", State: JobRunning, Generation: g}
 			if _, err := st.AddOp(OpRequest{ID: "op1", Kind: OpMessage, TaskID: "ses_a", Generation: g, LeaseToken: "tok", Owner: self}, time.Now()); err != nil {
 				return err
 			}
@@ -157,7 +175,7 @@ func writeRound(st *State, n int) {
 	pad := strings.Repeat("x", 2000)
 	for i := range n {
 		id := "ses_" + strconv.Itoa(i)
-		st.Jobs[id] = &Job{
+		st.Live[id] = &Job{
 			TaskID: id, ParentSessionID: "ses_parent", Agent: "explorer", Alias: "exp-" + strconv.Itoa(i+1),
 			State: JobCompleted, Generation: round,
 			Description:   "round " + strconv.FormatInt(round, 10),
@@ -168,12 +186,12 @@ func writeRound(st *State, n int) {
 
 // checkRound reports whether st is a whole round written by writeRound.
 func checkRound(st *State, n int) error {
-	if len(st.Jobs) != n {
-		return fmt.Errorf("%d jobs, want %d", len(st.Jobs), n)
+	if len(st.Live) != n {
+		return fmt.Errorf("%d jobs, want %d", len(st.Live), n)
 	}
 	round := st.Meta.GenerationSeq
 	want := "round " + strconv.FormatInt(round, 10)
-	for id, j := range st.Jobs {
+	for id, j := range st.Live {
 		if j.Description != want || j.Generation != round || !strings.HasSuffix(j.ResultSummary, strconv.FormatInt(round, 10)) {
 			return fmt.Errorf("job %s is from %q, the document from round %d", id, j.Description, round)
 		}

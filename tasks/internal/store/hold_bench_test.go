@@ -151,7 +151,7 @@ func holdCaller(s *Store, mode, id string) error {
 	var err error
 	if mode == "one" {
 		err = s.Update(func(st *State) error {
-			j := st.Jobs[id]
+			j := st.Live[id]
 			j.UpdatedAt = time.Now()
 			j.ActivityRevision++
 			return nil

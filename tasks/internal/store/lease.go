@@ -133,6 +133,9 @@ func (s *State) AcquireLease(req LeaseRequest, now time.Time) (*Lease, error) {
 	if cur := s.Leases[req.TaskID]; cur != nil {
 		return nil, refused(CodeLeaseHeld, "task %s already has a %s lease (%s, owner %s)", req.TaskID, cur.Kind, cur.State, cur.Owner)
 	}
+	// A leased job is not settled: looking it up brings an archived one
+	// into the transaction, so that it moves back to the live document.
+	s.Job(req.TaskID)
 	s.Meta.LeaseSeq++
 	l := &Lease{
 		TaskID:           req.TaskID,

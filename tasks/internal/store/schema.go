@@ -6,23 +6,39 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"slices"
 	"time"
 )
 
-// Version is the schema version this build reads and writes. A document
-// with any other version is refused (Unsupported), never rewritten.
-const Version = 1
+// Version is the schema version this build writes. It reads Version and
+// version 1 (one document holding everything), which it migrates on its
+// first write; a document or archive of any other version is refused
+// (Unsupported), never rewritten.
+const Version = 2
 
-// State is the whole document of one scope: every record the task tools
-// share across processes. A transaction gets the decoded document, changes
-// it in place and the store writes it back. Every map is non-nil when fn
-// sees it. The JSON field names are part of the on-disk format and stay
-// as they are; adding a field a reader of this version would not know
-// needs a new Version, because a document with unknown fields is refused.
+// State is what a transaction sees of one scope: every record the task
+// tools share across processes. It comes from two files: the live
+// document (state.json), which every transaction reads and the only one
+// most rewrite, and the archive (Archive), which holds the settled jobs
+// (see Settled), the tombstones and the deletion epochs, and is read only
+// when a transaction asks for something in it. A transaction gets the
+// decoded state, changes it in place and the store writes back what
+// changed. Every map is non-nil when fn sees it. The JSON field names are
+// part of the on-disk format and stay as they are; adding a field a
+// reader of this version would not know needs a new Version, because a
+// document with unknown fields is refused.
+//
+// Look a job up with Job and walk every job with Jobs: Live holds only the
+// jobs that are not settled (and settled ones not yet moved), so a job
+// missing from Live may still be archived.
 type State struct {
 	Meta Meta `json:"meta"`
-	// Jobs by task ID (the child session ID).
-	Jobs map[string]*Job `json:"jobs"`
+	// Live holds the jobs of the live document by task ID (the child
+	// session ID): every job that is running, unacknowledged, uncertain or
+	// leased, and settled ones until they move to the archive. A job a
+	// transaction adds goes here; one that is also archived is superseded
+	// by this copy.
+	Live map[string]*Job `json:"jobs"`
 	// AliasCounters holds the highest alias number issued per parent and
 	// prefix, keyed by AliasKey. Counters only go up, so an alias is never
 	// issued twice, whichever process issues it.
@@ -34,12 +50,6 @@ type State struct {
 	Leases map[string]*Lease `json:"leases"`
 	// Ops is the journal of remote writes, by op ID.
 	Ops map[string]*Op `json:"ops"`
-	// Tombstones by task ID: tasks that were dropped or deleted, kept
-	// without a cap so a late replay of valid history is still refused.
-	Tombstones map[string]*Tombstone `json:"tombstones"`
-	// DeletionEpochs holds, per task ID, the epoch of its latest drop or
-	// deletion.
-	DeletionEpochs map[string]int64 `json:"deletionEpochs"`
 	// Waits by parent session ID: the user-wait latch.
 	Waits map[string]*Wait `json:"waits"`
 	// Wake by session ID: the wake scheduler's memory.
@@ -47,6 +57,49 @@ type State struct {
 	// Injections by parent session ID: terminal runs shown to the parent
 	// and not yet acknowledged.
 	Injections map[string][]Injection `json:"injections"`
+
+	// The archive as this transaction sees it (see archive.go).
+	arc archiveState
+}
+
+// Archive is the part of a scope's records that the tools rarely need:
+// the settled jobs, and what is kept of deleted tasks. It is its own file
+// (archive-<seq>.json, named by Meta.Archive), written only by a
+// transaction that changed it, so the transactions on running tasks never
+// read or rewrite it.
+type Archive struct {
+	Version int `json:"version"`
+	// Jobs holds the settled jobs by task ID (see Settled).
+	Jobs map[string]*Job `json:"jobs"`
+	// Tombstones by task ID: tasks that were dropped or deleted. A
+	// tombstone counts only while the task has no job (see
+	// State.Tombstone): a proven new launch supersedes it.
+	Tombstones map[string]*Tombstone `json:"tombstones"`
+	// DeletionEpochs holds, per task ID, the epoch of its latest drop or
+	// deletion.
+	DeletionEpochs map[string]int64 `json:"deletionEpochs"`
+}
+
+// ArchiveRef names the archive file of a document and lists its jobs, so
+// that a transaction can tell whether a task is archived, and how many
+// settled jobs the scope keeps, without reading it. Retention bounds the
+// list (a few hundred IDs).
+type ArchiveRef struct {
+	// Seq numbers the archive file, archive-<seq>.json; every new
+	// version of the archive gets the next number. 0: no archive.
+	Seq int64 `json:"seq"`
+	// Jobs holds the task IDs of the archived jobs, sorted.
+	Jobs []string `json:"jobs"`
+}
+
+// IsZero reports whether r names no archive and no job; such a reference
+// is left out of the document.
+func (r ArchiveRef) IsZero() bool { return r.Seq == 0 && len(r.Jobs) == 0 }
+
+// has reports whether the archive holds a job of task id.
+func (r ArchiveRef) has(id string) bool {
+	_, ok := slices.BinarySearch(r.Jobs, id)
+	return ok
 }
 
 // Meta is the document's header: its version and the counters every
@@ -61,6 +114,8 @@ type Meta struct {
 	EpochSeq int64 `json:"epochSeq"`
 	// CreatedAt is when the document was first written.
 	CreatedAt time.Time `json:"createdAt,omitzero"`
+	// Archive names the archive that goes with this document.
+	Archive ArchiveRef `json:"archive,omitzero"`
 }
 
 // JobState is a job's lifecycle state.
@@ -224,8 +279,8 @@ func NewState() *State {
 // fill makes every nil map empty, so a transaction can write into any of
 // them.
 func (s *State) fill() {
-	if s.Jobs == nil {
-		s.Jobs = map[string]*Job{}
+	if s.Live == nil {
+		s.Live = map[string]*Job{}
 	}
 	if s.AliasCounters == nil {
 		s.AliasCounters = map[string]int64{}
@@ -238,12 +293,6 @@ func (s *State) fill() {
 	}
 	if s.Ops == nil {
 		s.Ops = map[string]*Op{}
-	}
-	if s.Tombstones == nil {
-		s.Tombstones = map[string]*Tombstone{}
-	}
-	if s.DeletionEpochs == nil {
-		s.DeletionEpochs = map[string]int64{}
 	}
 	if s.Waits == nil {
 		s.Waits = map[string]*Wait{}
@@ -280,23 +329,49 @@ func (s *State) NextAliasNumber(parent, prefix string) int64 {
 	return s.AliasCounters[k]
 }
 
-// decode parses a document. A document that is not one JSON object of
-// this schema (unknown fields and trailing data included) is Corrupt; one
-// of another version is Unsupported. The documents the store writes take
-// decodeFast; anything it does not read exactly as encoding/json would
-// goes to decodeJSON, which decides. The State's strings may be slices of
-// data, which must not be written afterwards.
+// legacy holds the two maps a version 1 document kept beside the jobs,
+// which version 2 keeps in the archive.
+type legacy struct {
+	Tombstones     map[string]*Tombstone `json:"tombstones"`
+	DeletionEpochs map[string]int64      `json:"deletionEpochs"`
+}
+
+// docV1 is what decodeJSON reads: the live document of either version,
+// with the fields only version 1 has.
+type docV1 struct {
+	State
+	legacy
+}
+
+// decode parses a live document. A document that is not one JSON object
+// of this schema (unknown fields and trailing data included) is Corrupt;
+// one of another version than 1 or Version is Unsupported. A version 1
+// document is migrated in memory: its tombstones and deletion epochs form
+// the archive, which the next Update writes together with the document in
+// this version's layout (its settled jobs move to the archive then). The
+// documents the store writes take decodeFast; anything it does not read
+// exactly as encoding/json would goes to decodeJSON, which decides. The
+// State's strings may be slices of data, which must not be written
+// afterwards.
 func decode(path string, data []byte) (*State, error) {
-	s, ok := decodeFast(data)
+	s, old, ok := decodeFast(data)
 	if !ok {
 		var err error
-		s, err = decodeJSON(data)
+		s, old, err = decodeJSON(data)
 		if err != nil {
 			return nil, decodeErr(path, data, err)
 		}
 	}
 	switch s.Meta.Version {
 	case Version:
+		if old.Tombstones != nil || old.DeletionEpochs != nil {
+			return nil, newErr(Corrupt, CodeCorrupt, nil, "%s is a version %d document with the tombstones of version 1 in it; it was left as it is", path, Version)
+		}
+	case 1:
+		if !s.Meta.Archive.IsZero() {
+			return nil, newErr(Corrupt, CodeCorrupt, nil, "%s is a version 1 document that names an archive; it was left as it is", path)
+		}
+		s.migrate(old)
 	case 0:
 		return nil, newErr(Corrupt, CodeCorrupt, nil, "%s has no schema version; it was left as it is", path)
 	default:
@@ -311,17 +386,17 @@ func decode(path string, data []byte) (*State, error) {
 
 // decodeJSON decodes a document with encoding/json, refusing unknown
 // fields and anything after the document.
-func decodeJSON(data []byte) (*State, error) {
-	s := new(State)
+func decodeJSON(data []byte) (*State, legacy, error) {
+	d := new(docV1)
 	dec := json.NewDecoder(bytes.NewReader(data))
 	dec.DisallowUnknownFields()
-	err := dec.Decode(s)
+	err := dec.Decode(d)
 	if err == nil {
 		if _, terr := dec.Token(); terr != io.EOF {
 			err = errors.New("data after the document")
 		}
 	}
-	return s, err
+	return &d.State, d.legacy, err
 }
 
 // decodeErr is the error of a document that does not decode.
@@ -333,27 +408,34 @@ func decodeErr(path string, data []byte, err error) *Error {
 			Version int `json:"version"`
 		} `json:"meta"`
 	}
-	if json.Unmarshal(data, &probe) == nil && probe.Meta.Version != 0 && probe.Meta.Version != Version {
+	if json.Unmarshal(data, &probe) == nil && probe.Meta.Version != 0 && probe.Meta.Version != 1 && probe.Meta.Version != Version {
 		return unsupported(path, probe.Meta.Version)
 	}
 	return newErr(Corrupt, CodeCorrupt, err, "%s does not decode; it was left as it is", path)
 }
 
 func unsupported(path string, v int) *Error {
-	return newErr(Unsupported, CodeVersion, nil, "%s has schema version %d; this slim reads version %d (a newer slim wrote it?); it was left as it is", path, v, Version)
+	return newErr(Unsupported, CodeVersion, nil, "%s has schema version %d; this slim reads versions 1 to %d (a newer slim wrote it?); it was left as it is", path, v, Version)
 }
 
-// check verifies what every document must satisfy: every entry present
-// and filed under its own key, known enumeration values, and counters at
+// check verifies what every state must satisfy: every entry present and
+// filed under its own key, known enumeration values, and counters at
 // least as large as every number drawn from them (so a document that went
-// back in time cannot issue a generation twice).
+// back in time cannot issue a generation twice). The archive is checked
+// too when the transaction has it.
 func (s *State) check() error {
 	m := s.Meta
 	if m.Version != Version {
 		return fmt.Errorf("meta.version is %d, want %d", m.Version, Version)
 	}
-	if m.GenerationSeq < 0 || m.LeaseSeq < 0 || m.EpochSeq < 0 {
+	if m.GenerationSeq < 0 || m.LeaseSeq < 0 || m.EpochSeq < 0 || m.Archive.Seq < 0 {
 		return errors.New("meta: a negative sequence")
+	}
+	if !slices.IsSorted(m.Archive.Jobs) || len(slices.Compact(slices.Clone(m.Archive.Jobs))) != len(m.Archive.Jobs) {
+		return errors.New("meta.archive.jobs is not a sorted list of distinct IDs")
+	}
+	if m.Archive.Seq == 0 && len(m.Archive.Jobs) != 0 {
+		return errors.New("meta.archive lists jobs but names no archive")
 	}
 	gen := func(where string, g int64) error {
 		if g < 0 || g > m.GenerationSeq {
@@ -361,20 +443,8 @@ func (s *State) check() error {
 		}
 		return nil
 	}
-	for k, j := range s.Jobs {
-		switch {
-		case j == nil:
-			return fmt.Errorf("jobs[%q] is null", k)
-		case j.TaskID != k:
-			return fmt.Errorf("jobs[%q] holds task %q", k, j.TaskID)
-		case !j.State.known() || j.State == "":
-			return fmt.Errorf("jobs[%q]: unknown state %q", k, j.State)
-		case j.TerminalState != "" && !j.TerminalState.terminal():
-			return fmt.Errorf("jobs[%q]: terminalState %q is not an outcome", k, j.TerminalState)
-		}
-		if err := gen("jobs["+k+"]", j.Generation); err != nil {
-			return err
-		}
+	if err := checkJobs("jobs", s.Live, gen); err != nil {
+		return err
 	}
 	for k, n := range s.AliasCounters {
 		if n < 0 {
@@ -424,25 +494,6 @@ func (s *State) check() error {
 			return err
 		}
 	}
-	epoch := func(where string, e int64) error {
-		if e < 0 || e > m.EpochSeq {
-			return fmt.Errorf("%s: epoch %d outside 0..%d (meta.epochSeq)", where, e, m.EpochSeq)
-		}
-		return nil
-	}
-	for k, t := range s.Tombstones {
-		if t == nil {
-			return fmt.Errorf("tombstones[%q] is null", k)
-		}
-		if err := epoch("tombstones["+k+"]", t.Epoch); err != nil {
-			return err
-		}
-	}
-	for k, e := range s.DeletionEpochs {
-		if err := epoch("deletionEpochs["+k+"]", e); err != nil {
-			return err
-		}
-	}
 	for k, w := range s.Waits {
 		switch {
 		case w == nil:
@@ -461,6 +512,70 @@ func (s *State) check() error {
 			if err := gen(fmt.Sprintf("injections[%q][%d]", k, i), in.Generation); err != nil {
 				return err
 			}
+		}
+	}
+	if a := s.arc.a; a != nil {
+		if err := a.check(m); err != nil {
+			return fmt.Errorf("archive: %w", err)
+		}
+	}
+	return nil
+}
+
+// checkJobs checks a map of jobs: none null, each under its own key, in a
+// known state, of a generation already issued.
+func checkJobs(field string, jobs map[string]*Job, gen func(string, int64) error) error {
+	for k, j := range jobs {
+		switch {
+		case j == nil:
+			return fmt.Errorf("%s[%q] is null", field, k)
+		case j.TaskID != k:
+			return fmt.Errorf("%s[%q] holds task %q", field, k, j.TaskID)
+		case !j.State.known() || j.State == "":
+			return fmt.Errorf("%s[%q]: unknown state %q", field, k, j.State)
+		case j.TerminalState != "" && !j.TerminalState.terminal():
+			return fmt.Errorf("%s[%q]: terminalState %q is not an outcome", field, k, j.TerminalState)
+		}
+		if err := gen(field+"["+k+"]", j.Generation); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// check verifies an archive against the header of the document that
+// names it: its version, its jobs as the document's are checked, and
+// epochs already issued.
+func (a *Archive) check(m Meta) error {
+	if a.Version != Version {
+		return fmt.Errorf("version is %d, want %d", a.Version, Version)
+	}
+	gen := func(where string, g int64) error {
+		if g < 0 || g > m.GenerationSeq {
+			return fmt.Errorf("%s: generation %d outside 0..%d (meta.generationSeq)", where, g, m.GenerationSeq)
+		}
+		return nil
+	}
+	if err := checkJobs("jobs", a.Jobs, gen); err != nil {
+		return err
+	}
+	epoch := func(where string, e int64) error {
+		if e < 0 || e > m.EpochSeq {
+			return fmt.Errorf("%s: epoch %d outside 0..%d (meta.epochSeq)", where, e, m.EpochSeq)
+		}
+		return nil
+	}
+	for k, t := range a.Tombstones {
+		if t == nil {
+			return fmt.Errorf("tombstones[%q] is null", k)
+		}
+		if err := epoch("tombstones["+k+"]", t.Epoch); err != nil {
+			return err
+		}
+	}
+	for k, e := range a.DeletionEpochs {
+		if err := epoch("deletionEpochs["+k+"]", e); err != nil {
+			return err
 		}
 	}
 	return nil

@@ -13,18 +13,48 @@ import (
 	"github.com/slimgate/slim/tasks/internal/owner"
 )
 
-var update = flag.Bool("update", false, "rewrite testdata/state-v1.json from fullState")
+var update = flag.Bool("update", false, "rewrite testdata/state-v2.json and testdata/archive-v2.json from fullState and fullArchive")
 
 // fullState returns a document in which every field of every type holds
 // a value that is not its zero value, so the golden file pins every
-// field's name.
+// field's name. It holds fullArchive, as a transaction that read it
+// would.
 func fullState() *State {
+	st := fullDocument()
+	st.arc.a = fullArchive()
+	return st
+}
+
+// fullArchive is the archive that goes with fullState: a settled job and
+// what is kept of a deleted task.
+func fullArchive() *Archive {
+	at := func(sec int) time.Time { return time.Date(2026, 3, 1, 12, 0, sec, 500, time.UTC) }
+	return &Archive{
+		Version: Version,
+		Jobs: map[string]*Job{"ses_done": {
+			TaskID: "ses_done", ParentSessionID: "ses_parent", Agent: "fixer", Description: "fix the loader",
+			Alias: "fix-1", State: JobReconciled, TerminalState: JobCompleted, Generation: 5, TaskGeneration: 1,
+			LaunchedAt: at(1), CompletedAt: at(2), ResultSummary: "fixed",
+		}},
+		Tombstones:     map[string]*Tombstone{"ses_gone": {Epoch: 2, At: at(20), Reason: "session.deleted", LastTerminal: &LastTerminal{State: JobError, Summary: "boom"}}},
+		DeletionEpochs: map[string]int64{"ses_gone": 2},
+	}
+}
+
+// plain is st without its archive, for comparing what a document holds.
+func plain(st *State) *State {
+	c := *st
+	c.arc = archiveState{}
+	return &c
+}
+
+func fullDocument() *State {
 	at := func(sec int) time.Time { return time.Date(2026, 3, 1, 12, 0, sec, 500, time.UTC) }
 	rev := int64(4)
 	who := owner.Identity{PID: 4242, StartTime: 987654, BootID: "0f6c5cb8-1d6b-4c0e-9a43-5b0e7a0c1e11", Host: "devbox"}
 	return &State{
-		Meta: Meta{Version: Version, GenerationSeq: 7, LeaseSeq: 3, EpochSeq: 2, CreatedAt: at(0)},
-		Jobs: map[string]*Job{"ses_child": {
+		Meta: Meta{Version: Version, GenerationSeq: 7, LeaseSeq: 3, EpochSeq: 2, CreatedAt: at(0), Archive: ArchiveRef{Seq: 1, Jobs: []string{"ses_done"}}},
+		Live: map[string]*Job{"ses_child": {
 			TaskID: "ses_child", ParentSessionID: "ses_parent", Agent: "explorer",
 			Description: "find the config loader", Objective: "find the config loader and list its callers",
 			Alias: "exp-1", State: JobReconciled, TerminalState: JobCompleted,
@@ -52,8 +82,6 @@ func fullState() *State {
 			Owner: who, CreatedAt: at(16), LocalDeadlineAt: at(17), SentAt: at(18), SettledAt: at(19),
 			Outcome: OutcomeOrphaned, Error: "owner exited", CallerAnswered: true,
 		}},
-		Tombstones:     map[string]*Tombstone{"ses_gone": {Epoch: 2, At: at(20), Reason: "session.deleted", LastTerminal: &LastTerminal{State: JobError, Summary: "boom"}}},
-		DeletionEpochs: map[string]int64{"ses_gone": 2},
 		Waits: map[string]*Wait{"ses_parent": {
 			Status: WaitingForUser, ArmedAt: at(21), Reason: "run the migration by hand",
 			BaselineUserMessageID: "msg_02", LastRearmIdentity: "msg_03",
@@ -78,7 +106,9 @@ func zeroFields(path string, v reflect.Value) []string {
 			return nil
 		}
 		for i := range v.NumField() {
-			out = append(out, zeroFields(path+"."+v.Type().Field(i).Name, v.Field(i))...)
+			if f := v.Type().Field(i); f.IsExported() {
+				out = append(out, zeroFields(path+"."+f.Name, v.Field(i))...)
+			}
 		}
 	case reflect.Map:
 		if v.Len() == 0 {
@@ -99,36 +129,59 @@ func zeroFields(path string, v reflect.Value) []string {
 }
 
 func TestTheGoldenDocumentCoversEveryField(t *testing.T) {
-	if z := zeroFields("State", reflect.ValueOf(fullState())); len(z) != 0 {
-		t.Fatalf("fullState leaves fields at their zero value, so the golden file does not pin their names: %v", z)
+	if z := zeroFields("State", reflect.ValueOf(fullDocument())); len(z) != 0 {
+		t.Fatalf("fullDocument leaves fields at their zero value, so the golden file does not pin their names: %v", z)
+	}
+	// The archive's job is settled, so some of its fields are zero; the
+	// document's job pins every field of a job.
+	a := *fullArchive()
+	a.Jobs = nil
+	if z := zeroFields("Archive", reflect.ValueOf(a)); len(z) != 1 || z[0] != "Archive.Jobs" {
+		t.Fatalf("fullArchive leaves fields at their zero value, so the golden file does not pin their names: %v", z)
 	}
 }
 
-func TestFieldNamesAreStable(t *testing.T) {
-	golden := filepath.Join("testdata", "state-v1.json")
-	got, err := json.MarshalIndent(fullState(), "", "  ")
+// golden compares the indented encoding of v with the golden file name
+// (rewriting it under -update) and returns the file's bytes.
+func golden(t *testing.T, name string, v any) []byte {
+	t.Helper()
+	path := filepath.Join("testdata", name)
+	got, err := json.MarshalIndent(v, "", "  ")
 	if err != nil {
 		t.Fatal(err)
 	}
 	got = append(got, '\n')
 	if *update {
-		if err := os.WriteFile(golden, got, 0o644); err != nil {
+		if err := os.WriteFile(path, got, 0o644); err != nil {
 			t.Fatal(err)
 		}
 	}
-	want, err := os.ReadFile(golden)
+	want, err := os.ReadFile(path)
 	if err != nil {
 		t.Fatal(err)
 	}
 	if !bytes.Equal(got, want) {
-		t.Fatalf("the encoding of a full document changed; if that is intended, bump Version and regenerate with -update.\ngot:\n%s", got)
+		t.Fatalf("the encoding of a full %s changed; if that is intended, bump Version, keep the old file as a fixture of the old version, and regenerate with -update.\ngot:\n%s", name, got)
 	}
-	st, err := decode(golden, want)
+	return want
+}
+
+func TestFieldNamesAreStable(t *testing.T) {
+	doc := golden(t, "state-v2.json", fullDocument())
+	arc := golden(t, "archive-v2.json", fullArchive())
+	st, err := decode("state-v2.json", doc)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !reflect.DeepEqual(st, fullState()) {
+	if !reflect.DeepEqual(st, fullDocument()) {
 		t.Fatalf("decoding the golden document lost something:\n%+v", st)
+	}
+	a, err := decodeArchive("archive-v2.json", arc, st.Meta)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !reflect.DeepEqual(a, fullArchive()) {
+		t.Fatalf("decoding the golden archive lost something:\n%+v", a)
 	}
 }
 
@@ -137,12 +190,16 @@ func TestAFullDocumentSurvivesAnUpdateUnchanged(t *testing.T) {
 	if err := s.Update(func(st *State) error { *st = *fullState(); return nil }); err != nil {
 		t.Fatal(err)
 	}
-	var got *State
-	if err := s.View(func(st *State) error { got = st; return nil }); err != nil {
+	if err := s.View(func(got *State) error {
+		if !reflect.DeepEqual(plain(got), fullDocument()) {
+			t.Fatalf("read back:\n%+v\nwant:\n%+v", plain(got), fullDocument())
+		}
+		if a := got.Archive(); !reflect.DeepEqual(a, fullArchive()) {
+			t.Fatalf("archive read back:\n%+v\nwant:\n%+v", a, fullArchive())
+		}
+		return nil
+	}); err != nil {
 		t.Fatal(err)
-	}
-	if !reflect.DeepEqual(got, fullState()) {
-		t.Fatalf("read back:\n%+v\nwant:\n%+v", got, fullState())
 	}
 }
 
@@ -151,14 +208,14 @@ func TestCheckRefusesStatesThatBreakTheSchema(t *testing.T) {
 		name   string
 		mutate func(*State)
 	}{
-		{"another version", func(s *State) { s.Meta.Version = 2 }},
+		{"another version", func(s *State) { s.Meta.Version = 1 }},
 		{"a negative sequence", func(s *State) { s.Meta.LeaseSeq = -1 }},
-		{"a null job", func(s *State) { s.Jobs["x"] = nil }},
-		{"a job under another key", func(s *State) { s.Jobs["x"] = s.Jobs["ses_child"] }},
-		{"an unknown job state", func(s *State) { s.Jobs["ses_child"].State = "finished" }},
-		{"an empty job state", func(s *State) { s.Jobs["ses_child"].State = "" }},
-		{"a terminal state that is no outcome", func(s *State) { s.Jobs["ses_child"].TerminalState = JobRunning }},
-		{"a generation never issued", func(s *State) { s.Jobs["ses_child"].Generation = 8 }},
+		{"a null job", func(s *State) { s.Live["x"] = nil }},
+		{"a job under another key", func(s *State) { s.Live["x"] = s.Live["ses_child"] }},
+		{"an unknown job state", func(s *State) { s.Live["ses_child"].State = "finished" }},
+		{"an empty job state", func(s *State) { s.Live["ses_child"].State = "" }},
+		{"a terminal state that is no outcome", func(s *State) { s.Live["ses_child"].TerminalState = JobRunning }},
+		{"a generation never issued", func(s *State) { s.Live["ses_child"].Generation = 8 }},
 		{"a negative alias counter", func(s *State) { s.AliasCounters["k"] = -1 }},
 		{"a null orchestrator", func(s *State) { s.Orchestrators["o"] = nil }},
 		{"a null lease", func(s *State) { s.Leases["x"] = nil }},
@@ -175,9 +232,13 @@ func TestCheckRefusesStatesThatBreakTheSchema(t *testing.T) {
 		{"an unknown outcome", func(s *State) { s.Ops["op1"].Outcome = "ok" }},
 		{"an op without a task", func(s *State) { s.Ops["op1"].TaskID = "" }},
 		{"an op for a generation never issued", func(s *State) { s.Ops["op1"].Generation = 8 }},
-		{"a null tombstone", func(s *State) { s.Tombstones["x"] = nil }},
-		{"a tombstone epoch never issued", func(s *State) { s.Tombstones["ses_gone"].Epoch = 3 }},
-		{"a deletion epoch never issued", func(s *State) { s.DeletionEpochs["ses_gone"] = 3 }},
+		{"a null tombstone", func(s *State) { s.arc.a.Tombstones["x"] = nil }},
+		{"a tombstone epoch never issued", func(s *State) { s.arc.a.Tombstones["ses_gone"].Epoch = 3 }},
+		{"a deletion epoch never issued", func(s *State) { s.arc.a.DeletionEpochs["ses_gone"] = 3 }},
+		{"a null archived job", func(s *State) { s.arc.a.Jobs["x"] = nil }},
+		{"an archived job under another key", func(s *State) { s.arc.a.Jobs["x"] = s.arc.a.Jobs["ses_done"] }},
+		{"an archived job of a generation never issued", func(s *State) { s.arc.a.Jobs["ses_done"].Generation = 8 }},
+		{"an archive of another version", func(s *State) { s.arc.a.Version = 1 }},
 		{"a null wait", func(s *State) { s.Waits["x"] = nil }},
 		{"an unknown wait status", func(s *State) { s.Waits["ses_parent"].Status = "paused" }},
 		{"a null wake", func(s *State) { s.Wake["x"] = nil }},

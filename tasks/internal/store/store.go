@@ -8,7 +8,9 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
+	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"time"
 
@@ -63,6 +65,14 @@ type Timing struct {
 	Bytes int  // size of the document written, or read when nothing was written
 	Wrote bool // false when the transaction failed or changed nothing
 	Temps int  // temporaries of killed writers removed
+	// Archived: the transaction read the archive (or had it from a
+	// version 1 document); ArchiveRead is the time that took, within Read
+	// and fn. ArchiveWrite is the time writing a new archive took (within
+	// Write), ArchiveBytes its size; both 0 when it was not written.
+	Archived     bool
+	ArchiveRead  time.Duration
+	ArchiveWrite time.Duration
+	ArchiveBytes int
 }
 
 // Store is the durable state of one scope: one JSON document in a private
@@ -81,6 +91,7 @@ type Store struct {
 	now            func() time.Time
 	observe        func(Timing)
 	beforeWrite    func()       // tests: called just before the document is replaced
+	afterArchive   func()       // tests: called once a new archive is durable, before the document is written
 	syncDir        func(string) // atomicfile.SyncDir; tests wrap it
 }
 
@@ -170,31 +181,67 @@ func (s *Store) Dir() string { return s.dir }
 // Path returns the document's path.
 func (s *Store) Path() string { return s.doc }
 
-// View runs fn on the current document without taking the lock: the
-// document is only ever replaced whole, so a reader sees one complete
-// version. Changes fn makes are discarded. A missing document reads as
-// NewState(). A document that cannot be used is an error (Corrupt,
-// Unsupported) and fn is not called. fn's error is returned as it is.
-// The version View sees may not be durable yet (see Update), so a remote
-// write is never decided on it alone.
+// View runs fn on the current state without taking the lock: every file
+// is only ever replaced whole and the document names the one archive that
+// goes with it, so a reader sees one complete version. Changes fn makes
+// are discarded. A missing document reads as NewState(). A document or an
+// archive that cannot be used is an error (Corrupt, Unsupported): fn is
+// not called, or for an archive fn asked for, its result is replaced by
+// the error. fn's error is returned as it is. The version View sees may
+// not be durable yet (see Update), so a remote write is never decided on
+// it alone.
 func (s *Store) View(fn func(*State) error) error {
-	st, _, err := s.read()
-	if err != nil {
+	for try := 0; ; try++ {
+		st, _, err := s.read()
+		if err != nil {
+			return err
+		}
+		var f *os.File
+		if seq := st.Meta.Archive.Seq; seq != 0 {
+			// The archive is opened now, at once, even if fn never asks
+			// for it: a writer may replace the document and remove this
+			// archive at any moment, and an open file stays readable. One
+			// removed before it could be opened belongs to a document
+			// already replaced, which is read again.
+			name := archiveFile(seq)
+			f, err = openArchive(filepath.Join(s.dir, name))
+			if errors.Is(err, fs.ErrNotExist) && try < viewTries {
+				continue
+			}
+			if err != nil {
+				return archiveReadErr(name, err)
+			}
+			st.arc.load = func() ([]byte, error) { return readArchive(f, name, s.max) }
+		}
+		err = fn(st)
+		if f != nil {
+			f.Close()
+		}
+		if st.arc.err != nil {
+			return st.arc.err
+		}
 		return err
 	}
-	return fn(st)
 }
+
+// viewTries bounds how many times View reads the document again because
+// the archive it named was replaced before View could open it: each time
+// means a writer committed in between, which takes milliseconds.
+const viewTries = 20
 
 // Update runs one transaction: it takes the lock (waiting at most the lock
 // timeout, then Busy), reads and decodes the document (a missing one is
-// NewState()), runs fn on it, and when fn returns nil writes the result
+// NewState()), runs fn on it, and when fn returns nil writes what changed
 // back atomically before releasing the lock, and durably before it
-// returns. fn's error is returned as it is and nothing is written; so is
-// a Corrupt or Unsupported document, which fn never sees and which stays
-// untouched. A result that breaks the schema or is larger than the bound
-// is Invalid and not written. When the document existed and fn changed
-// nothing, nothing is written. fn must not do network I/O or wait on
-// other processes: the lock is held while it runs.
+// returns. The archive is read only if fn asks for it (or too many
+// settled jobs wait to move into it, see State.settle) and written only
+// when it changed. fn's error is returned as it is and nothing is
+// written; so is a Corrupt or Unsupported document, which fn never sees
+// and which stays untouched, and an archive fn asked for that cannot be
+// used. A result that breaks the schema or is larger than the bound is
+// Invalid and not written. When the document existed and nothing changed,
+// nothing is written. fn must not do network I/O or wait on other
+// processes: the lock is held while it runs.
 //
 // When Update returns, whatever it returns, the document it read, and the
 // one it wrote, are durable: a crash of the machine cannot take back a
@@ -204,10 +251,14 @@ func (s *Store) View(fn func(*State) error) error {
 //
 //  1. The new document is written to a temporary file and fsynced before
 //     it is renamed over the old one, so every version a crash can leave
-//     behind is a whole one.
+//     behind is a whole one. A new archive is a new file, written the same
+//     way and made durable (the directory fsynced) before the document
+//     that names it is written.
 //  2. Between the rename and the directory's fsync, a crash of the
 //     machine may bring back the version before; meanwhile the next
-//     transaction may already have read the new one and built on it.
+//     transaction may already have read the new one and built on it. The
+//     archive the version before names is still there: it is removed only
+//     after that fsync.
 //  3. Every Update that took the lock fsyncs the directory after
 //     releasing it and before returning, also when it wrote nothing or
 //     failed. That fsync makes durable the version the directory names
@@ -235,6 +286,7 @@ func (s *Store) Update(fn func(*State) error) (err error) {
 	}
 	locked := time.Now()
 	t.Wait = locked.Sub(start)
+	superseded := int64(0) // the archive the written document no longer names
 	defer func() {
 		// Unlocking closes the descriptor, which drops the lock even when
 		// the unlock call itself fails, so its error changes nothing.
@@ -243,27 +295,57 @@ func (s *Store) Update(fn func(*State) error) (err error) {
 		syncAt := time.Now()
 		s.syncDir(s.doc)
 		t.Sync = time.Since(syncAt)
+		if superseded != 0 {
+			// Only now is the document that no longer names it durable.
+			os.Remove(filepath.Join(s.dir, archiveFile(superseded)))
+		}
 		if s.observe != nil {
 			s.observe(t)
 		}
 	}()
-	// Every writer holds the lock, so any temporary file left now is a
-	// killed writer's.
-	t.Temps, _ = atomicfile.RemoveTemps(s.doc)
 	readAt := time.Now()
 	st, raw, err := s.read()
 	t.Read = time.Since(readAt)
 	if err != nil {
 		return err
 	}
+	ref := st.Meta.Archive
+	// Every writer holds the lock, so any temporary file left now is a
+	// killed writer's, and any archive the document does not name is
+	// either superseded or a killed writer's.
+	t.Temps = s.sweep(ref.Seq)
+	if ref.Seq != 0 {
+		st.arc.load = func() ([]byte, error) { return s.readArchiveFile(ref.Seq) }
+	}
 	t.Bytes = len(raw)
-	if err := fn(st); err != nil {
-		return err
+	ferr := fn(st)
+	if st.arc.err != nil {
+		return st.arc.err
+	}
+	if ferr != nil {
+		return ferr
 	}
 	if st.Meta.CreatedAt.IsZero() {
 		st.Meta.CreatedAt = s.now().UTC()
 	}
 	encodeAt := time.Now()
+	// Which archive the document names is the store's to say.
+	st.Meta.Archive = ref
+	arcData, arcWrite, err := st.settle()
+	t.ArchiveRead = st.arc.took
+	t.Archived = st.arc.a != nil
+	if err != nil {
+		if _, ok := AsError(err); ok {
+			return err
+		}
+		return newErr(Invalid, CodeBadUpdate, err, "cannot encode the archive; nothing was written")
+	}
+	if arcWrite {
+		st.Meta.Archive = ArchiveRef{}
+		if arcData != nil {
+			st.Meta.Archive = ArchiveRef{Seq: ref.Seq + 1, Jobs: sortedKeys(st.arc.a.Jobs)}
+		}
+	}
 	if err := st.check(); err != nil {
 		return newErr(Invalid, CodeBadUpdate, err, "the transaction left a state that breaks the schema; nothing was written")
 	}
@@ -274,22 +356,78 @@ func (s *Store) Update(fn func(*State) error) (err error) {
 	}
 	data = append(data, '\n')
 	t.Encode = time.Since(encodeAt)
-	if int64(len(data)) > s.max {
-		return newErr(Invalid, CodeTooLarge, nil, "the new document would be %d bytes, more than the bound of %d; nothing was written", len(data), s.max)
+	for _, b := range [][]byte{data, arcData} {
+		if int64(len(b)) > s.max {
+			return newErr(Invalid, CodeTooLarge, nil, "the new document or archive would be %d bytes, more than the bound of %d; nothing was written", len(b), s.max)
+		}
 	}
-	if raw != nil && bytes.Equal(raw, data) {
+	if !arcWrite && raw != nil && bytes.Equal(raw, data) {
 		return nil
+	}
+	writeAt := time.Now()
+	if arcData != nil {
+		name := filepath.Join(s.dir, archiveFile(st.Meta.Archive.Seq))
+		if err := atomicfile.WriteFileNoDirSync(name, arcData, 0o600); err != nil {
+			return newErr(IO, CodeIO, err, "cannot write the archive")
+		}
+		// The archive's name must be durable before the document that
+		// names it can be.
+		s.syncDir(name)
+		t.ArchiveWrite, t.ArchiveBytes = time.Since(writeAt), len(arcData)
+		if s.afterArchive != nil {
+			s.afterArchive()
+		}
 	}
 	if s.beforeWrite != nil {
 		s.beforeWrite()
 	}
-	writeAt := time.Now()
 	if err := atomicfile.WriteFileNoDirSync(s.doc, data, 0o600); err != nil {
 		return newErr(IO, CodeIO, err, "cannot write the document")
 	}
 	t.Write = time.Since(writeAt)
 	t.Bytes, t.Wrote = len(data), true
+	if arcWrite {
+		superseded = ref.Seq
+	}
 	return nil
+}
+
+// sweep removes, under the lock, the temporary files killed writers left
+// beside the document and the archives, and every archive other than the
+// one numbered keep (0: none), and returns how many temporaries it
+// removed. An archive is removed only after the directory is fsynced:
+// the document that stopped naming it may not be durable yet (its
+// writer fsyncs the directory after releasing the lock).
+func (s *Store) sweep(keep int64) int {
+	ents, err := os.ReadDir(s.dir)
+	if err != nil {
+		return 0
+	}
+	temps := 0
+	var stale []string
+	docTemp := "." + DocumentName + ".tmp-"
+	for _, e := range ents {
+		n := e.Name()
+		switch {
+		case e.IsDir():
+		case strings.HasPrefix(n, docTemp) || (strings.HasPrefix(n, "."+ArchivePrefix) && strings.Contains(n, ArchiveSuffix+".tmp-")):
+			if os.Remove(filepath.Join(s.dir, n)) == nil {
+				temps++
+			}
+		case strings.HasPrefix(n, ArchivePrefix) && strings.HasSuffix(n, ArchiveSuffix):
+			seq, err := strconv.ParseInt(strings.TrimSuffix(strings.TrimPrefix(n, ArchivePrefix), ArchiveSuffix), 10, 64)
+			if err == nil && seq > 0 && seq != keep && archiveFile(seq) == n {
+				stale = append(stale, n)
+			}
+		}
+	}
+	if len(stale) > 0 {
+		s.syncDir(s.doc)
+		for _, n := range stale {
+			os.Remove(filepath.Join(s.dir, n))
+		}
+	}
+	return temps
 }
 
 // read reads and decodes the document. It never follows a symbolic link,
@@ -314,6 +452,44 @@ func (s *Store) read() (*State, []byte, error) {
 	return st, raw, nil
 }
 
+// readArchiveFile reads the archive numbered seq, under the lock.
+func (s *Store) readArchiveFile(seq int64) ([]byte, error) {
+	name := archiveFile(seq)
+	f, err := openArchive(filepath.Join(s.dir, name))
+	if err != nil {
+		return nil, archiveReadErr(name, err)
+	}
+	defer f.Close()
+	return readArchive(f, name, s.max)
+}
+
+// openArchive opens an archive file as statedir.ReadFile opens a file: no
+// symbolic link followed (one is ErrNotRegular), no wait on a named pipe.
+func openArchive(path string) (*os.File, error) {
+	f, err := statedir.OpenNoFollow(path)
+	if err != nil && !errors.Is(err, fs.ErrNotExist) {
+		if fi, lerr := os.Lstat(path); lerr == nil && !fi.Mode().IsRegular() {
+			return nil, fmt.Errorf("%s: %w", path, statedir.ErrNotRegular)
+		}
+	}
+	return f, err
+}
+
+// archiveReadErr is the error of an archive that cannot be read. One that
+// is missing is Corrupt: the document names it, and every writer makes
+// an archive durable before a document names it.
+func archiveReadErr(name string, err error) *Error {
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+		return newErr(Corrupt, CodeCorrupt, err, "the archive %s the document names is missing; the files were left as they are", name)
+	case errors.Is(err, statedir.ErrNotRegular):
+		return newErr(Corrupt, CodeNotRegular, err, "the archive %s is not a regular file; it was left as it is", name)
+	case errors.Is(err, statedir.ErrTooLarge):
+		return newErr(Corrupt, CodeTooLarge, err, "the archive %s is over the size bound; it was left as it is", name)
+	}
+	return newErr(IO, CodeIO, err, "cannot read the archive %s", name)
+}
+
 // readDocument is statedir.ReadFile (no link followed, no wait on a named
 // pipe, nothing but a regular file, at most max bytes) reading into a
 // buffer of the file's size. Growing the buffer as it fills allocates the
@@ -331,8 +507,28 @@ func readDocument(path string, max int64) ([]byte, error) {
 	if err != nil || !fi.Mode().IsRegular() || fi.Size() > max {
 		return statedir.ReadFile(path, max)
 	}
+	return readAll(f, path, fi.Size(), max)
+}
+
+// readOpen reads an open file that must be a regular file within max
+// bytes, into one buffer of its size.
+func readOpen(f *os.File, path string, max int64) ([]byte, error) {
+	fi, err := f.Stat()
+	switch {
+	case err != nil:
+		return nil, err
+	case !fi.Mode().IsRegular():
+		return nil, fmt.Errorf("%s: %w", path, statedir.ErrNotRegular)
+	case fi.Size() > max:
+		return nil, fmt.Errorf("%s: %w (%d bytes, at most %d)", path, statedir.ErrTooLarge, fi.Size(), max)
+	}
+	return readAll(f, path, fi.Size(), max)
+}
+
+// readAll reads f, of size bytes when it was opened, to its end.
+func readAll(f *os.File, path string, size, max int64) ([]byte, error) {
 	// One byte more than the size, to see the end without growing.
-	data := make([]byte, 0, fi.Size()+1)
+	data := make([]byte, 0, size+1)
 	for {
 		n, err := f.Read(data[len(data):cap(data)])
 		data = data[:len(data)+n]

@@ -125,14 +125,15 @@ func TestScopeDirNamesOneScopePerProjectAndServer(t *testing.T) {
 	}
 }
 
-func TestAMissingDocumentReadsAsAnEmptyVersion1State(t *testing.T) {
+func TestAMissingDocumentReadsAsAnEmptyState(t *testing.T) {
 	s := openT(t, Options{})
 	check := func(st *State) error {
-		if st.Meta.Version != Version || st.Meta.GenerationSeq != 0 || len(st.Jobs) != 0 {
+		if st.Meta.Version != Version || st.Meta.GenerationSeq != 0 || len(st.Live) != 0 {
 			t.Fatalf("empty state = %+v", st.Meta)
 		}
-		if st.Jobs == nil || st.AliasCounters == nil || st.Orchestrators == nil || st.Leases == nil || st.Ops == nil ||
-			st.Tombstones == nil || st.DeletionEpochs == nil || st.Waits == nil || st.Wake == nil || st.Injections == nil {
+		a := st.Archive()
+		if st.Live == nil || st.AliasCounters == nil || st.Orchestrators == nil || st.Leases == nil || st.Ops == nil ||
+			a.Jobs == nil || a.Tombstones == nil || a.DeletionEpochs == nil || st.Waits == nil || st.Wake == nil || st.Injections == nil {
 			t.Fatal("a map of the empty state is nil")
 		}
 		return nil
@@ -149,7 +150,7 @@ func TestAMissingDocumentReadsAsAnEmptyVersion1State(t *testing.T) {
 	// A document that leaves maps out (or sets them to null) reads the
 	// same way, so a transaction can write into any of them.
 	other := openT(t, Options{})
-	write(`{"meta":{"version":1},"jobs":null}`)(t, other.Path())
+	write(`{"meta":{"version":2},"jobs":null}`)(t, other.Path())
 	if err := other.View(check); err != nil {
 		t.Fatal(err)
 	}
@@ -175,24 +176,24 @@ func TestUpdateWritesAndViewReads(t *testing.T) {
 	s := openT(t, Options{Now: func() time.Time { return now }})
 	if err := s.Update(func(st *State) error {
 		g := st.NextGeneration()
-		st.Jobs["ses_a"] = &Job{TaskID: "ses_a", State: JobRunning, Generation: g, Alias: "exp-1"}
+		st.Live["ses_a"] = &Job{TaskID: "ses_a", State: JobRunning, Generation: g, Alias: "exp-1"}
 		return nil
 	}); err != nil {
 		t.Fatal(err)
 	}
 	err := s.View(func(st *State) error {
-		j := st.Jobs["ses_a"]
+		j := st.Live["ses_a"]
 		if j == nil || j.Generation != 1 || j.Alias != "exp-1" || !st.Meta.CreatedAt.Equal(now) {
 			t.Fatalf("read back %+v, meta %+v", j, st.Meta)
 		}
-		st.Jobs["ses_b"] = &Job{TaskID: "ses_b", State: JobRunning} // discarded
+		st.Live["ses_b"] = &Job{TaskID: "ses_b", State: JobRunning} // discarded
 		return nil
 	})
 	if err != nil {
 		t.Fatal(err)
 	}
 	s.View(func(st *State) error {
-		if st.Jobs["ses_b"] != nil {
+		if st.Live["ses_b"] != nil {
 			t.Fatal("a change made in View was kept")
 		}
 		return nil
@@ -240,18 +241,18 @@ func TestAFailedTransactionWritesNothing(t *testing.T) {
 		code string
 	}{
 		{"fn fails", func(st *State) error { st.NextGeneration(); return errStop }, "", ""},
-		{"a null job", func(st *State) error { st.Jobs["x"] = nil; return nil }, Invalid, CodeBadUpdate},
+		{"a null job", func(st *State) error { st.Live["x"] = nil; return nil }, Invalid, CodeBadUpdate},
 		{"a generation never issued", func(st *State) error {
-			st.Jobs["x"] = &Job{TaskID: "x", State: JobRunning, Generation: 99}
+			st.Live["x"] = &Job{TaskID: "x", State: JobRunning, Generation: 99}
 			return nil
 		}, Invalid, CodeBadUpdate},
-		{"another version", func(st *State) error { st.Meta.Version = 2; return nil }, Invalid, CodeBadUpdate},
+		{"another version", func(st *State) error { st.Meta.Version = 3; return nil }, Invalid, CodeBadUpdate},
 		{"over the size bound", func(st *State) error {
-			st.Jobs["x"] = &Job{TaskID: "x", State: JobRunning, ResultSummary: strings.Repeat("y", 70<<10)}
+			st.Live["x"] = &Job{TaskID: "x", State: JobRunning, ResultSummary: strings.Repeat("y", 70<<10)}
 			return nil
 		}, Invalid, CodeTooLarge},
 		{"a time JSON cannot write", func(st *State) error {
-			st.Jobs["x"] = &Job{TaskID: "x", State: JobRunning, UpdatedAt: time.Date(10000, 1, 1, 0, 0, 0, 0, time.UTC)}
+			st.Live["x"] = &Job{TaskID: "x", State: JobRunning, UpdatedAt: time.Date(10000, 1, 1, 0, 0, 0, 0, time.UTC)}
 			return nil
 		}, Invalid, CodeBadUpdate},
 	} {
@@ -356,8 +357,12 @@ var corruptions = []struct {
 	{"a null job", write(`{"meta":{"version":1},"jobs":{"a":null}}`), Corrupt, CodeCorrupt},
 	{"a lease of an unknown kind", write(`{"meta":{"version":1},"leases":{"a":{"taskID":"a","kind":"x","token":"t","state":"held"}}}`), Corrupt, CodeCorrupt},
 	{"a generation past the sequence", write(`{"meta":{"version":1,"generationSeq":1},"jobs":{"a":{"taskID":"a","state":"running","generation":2}}}`), Corrupt, CodeCorrupt},
-	{"version 2", write(`{"meta":{"version":2}}`), Unsupported, CodeVersion},
-	{"version 2 with fields this build does not know", write(`{"meta":{"version":2,"shard":3},"queues":[]}`), Unsupported, CodeVersion},
+	{"version 2 with an unknown field", write(`{"meta":{"version":2},"extra":{}}`), Corrupt, CodeCorrupt},
+	{"version 2 with a generation past the sequence", write(`{"meta":{"version":2,"generationSeq":1},"jobs":{"a":{"taskID":"a","state":"running","generation":2}}}`), Corrupt, CodeCorrupt},
+	{"version 2 with the tombstones of version 1", write(`{"meta":{"version":2},"tombstones":{}}`), Corrupt, CodeCorrupt},
+	{"version 1 naming an archive", write(`{"meta":{"version":1,"archive":{"seq":1,"jobs":0}}}`), Corrupt, CodeCorrupt},
+	{"version 3", write(`{"meta":{"version":3}}`), Unsupported, CodeVersion},
+	{"version 3 with fields this build does not know", write(`{"meta":{"version":3,"shard":3},"queues":[]}`), Unsupported, CodeVersion},
 	{"version 0", write(`{"meta":{"version":0}}`), Corrupt, CodeCorrupt},
 	{"a symbolic link to a good document", func(t *testing.T, path string) {
 		target := filepath.Join(t.TempDir(), "elsewhere.json")
