@@ -1,8 +1,12 @@
 package tasks_test
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
 	"strconv"
 	"strings"
 	"testing"
@@ -302,5 +306,45 @@ func (h *harness) waitHeld(id string, n int) {
 	defer cancel()
 	if err := h.fake.WaitHeld(ctx, id, n); err != nil {
 		h.t.Fatalf("hold %s: %v", id, err)
+	}
+}
+
+// TestStatusAndMessageOfARunningTaskNeverReadTheArchive: the calls on a
+// running task read and rewrite only the live document, however many
+// finished tasks the scope keeps. With the archive's contents replaced by
+// bytes that do not decode, any call that read it would fail with exit 3.
+func TestStatusAndMessageOfARunningTaskNeverReadTheArchive(t *testing.T) {
+	h := newHarness(t)
+	id := h.hangingJob("explorer", "map auth")
+	h.mutate(func(st *store.State) error {
+		for i := range 40 {
+			tid := fmt.Sprintf("ses_done%04d", i)
+			st.Live[tid] = &store.Job{TaskID: tid, ParentSessionID: parent, Agent: "explorer", Alias: fmt.Sprintf("old-%d", i),
+				State: store.JobReconciled, TerminalState: store.JobCompleted, Generation: st.NextGeneration()}
+		}
+		return nil
+	})
+	dir := store.ScopeDir(h.state, h.dir, h.url)
+	arcs, _ := filepath.Glob(filepath.Join(dir, store.ArchivePrefix+"*"))
+	if len(arcs) != 1 {
+		t.Fatalf("archives %v, want one holding the finished jobs", arcs)
+	}
+	garbage := []byte("not an archive")
+	h.broken = true
+	if err := os.WriteFile(arcs[0], garbage, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	for _, name := range []string{id, "exp-1"} {
+		wantStatus(t, h.tool("status", map[string]any{"task_id": name}), "exp-1", id, "busy", "explorer", false, "")
+	}
+	if o := h.tool("message", map[string]any{"task_id": "exp-1", "message": "also look at the tests"}); o.code != 0 {
+		t.Fatalf("message: %s", o)
+	}
+	if got, _ := os.ReadFile(arcs[0]); !bytes.Equal(got, garbage) {
+		t.Fatal("the archive was rewritten")
+	}
+	// A call that needs a finished task does read it, and fails closed.
+	if o := h.tool("result", map[string]any{"task_id": "old-3"}); o.code != 3 {
+		t.Fatalf("result of an archived task with an unusable archive: %s", o)
 	}
 }
