@@ -29,10 +29,13 @@ import (
 const holdCallers, holdJobs = 8, 1000
 
 // BenchmarkUpdate8Processes reports the lock's hold and wait times of
-// separate processes doing one Update each, 8 at once, on a 1,000-job
-// document (about 640 KB), and the same percentiles for the bare rewrite
-// (ref-*). One op is one round of each; the percentiles pool every
-// caller of every round.
+// separate processes doing one Update each, 8 at once, on a scope of
+// 1,000 jobs (about 640 KB in all; each caller changes a running job, as
+// a status, a message or a settler does), and the same percentiles for
+// the bare rewrite of the document the Update rewrites (ref-*). One op is
+// one round of each; the percentiles pool every caller of every round.
+// archive-share is the share of Updates that read the archive, doc-KB the
+// size of the document they wrote.
 func BenchmarkUpdate8Processes(b *testing.B) {
 	dir := benchStoreJobs(b, Options{}, holdJobs).Dir()
 	var store, bare []holdResult
@@ -81,8 +84,16 @@ func BenchmarkUpdate8Processes(b *testing.B) {
 			gcs++
 		}
 	}
+	archived := 0
+	for _, r := range store {
+		if r.Archived {
+			archived++
+		}
+	}
 	b.ReportMetric(float64(len(store)), "callers")
 	b.ReportMetric(float64(gcs)/float64(len(store)), "gc-share")
+	b.ReportMetric(float64(archived)/float64(len(store)), "archive-share")
+	b.ReportMetric(float64(store[0].Bytes)/1024, "doc-KB")
 }
 
 // holdResult is what one caller reports: its timing and how many
@@ -186,11 +197,15 @@ func bareRewrite(s *Store) (Timing, error) {
 
 func formatResult(r holdResult) string {
 	t := r.Timing
-	return fmt.Sprint(int64(t.Wait), int64(t.Hold), int64(t.Read), int64(t.Encode), int64(t.Write), int64(t.Sync), int64(r.gcs))
+	archived := 0
+	if t.Archived {
+		archived = 1
+	}
+	return fmt.Sprint(int64(t.Wait), int64(t.Hold), int64(t.Read), int64(t.Encode), int64(t.Write), int64(t.Sync), int64(r.gcs), archived, t.Bytes)
 }
 
 func parseResult(l string) (holdResult, error) {
-	var ns [7]int64
+	var ns [9]int64
 	f := strings.Fields(l)
 	if len(f) != len(ns) {
 		return holdResult{}, fmt.Errorf("%d fields", len(f))
@@ -203,6 +218,6 @@ func parseResult(l string) (holdResult, error) {
 		ns[i] = n
 	}
 	d := func(i int) time.Duration { return time.Duration(ns[i]) }
-	t := Timing{Wait: d(0), Hold: d(1), Read: d(2), Encode: d(3), Write: d(4), Sync: d(5)}
+	t := Timing{Wait: d(0), Hold: d(1), Read: d(2), Encode: d(3), Write: d(4), Sync: d(5), Archived: ns[7] == 1, Bytes: int(ns[8])}
 	return holdResult{t, uint32(ns[6])}, nil
 }
