@@ -1,11 +1,14 @@
 // Package store is the durable state shared by the processes of slim's
-// background task tools: one JSON document per scope (a project directory
-// and a server), a lock held only for each transaction, and the lease and
-// journal rules that stand in for a single process's exclusion.
+// background task tools: per scope (a project directory and a server), a
+// live JSON document every transaction reads and an archive of settled
+// jobs and tombstones read only when asked for (archive.go), a lock held
+// only for each transaction, and the lease and journal rules that stand
+// in for a single process's exclusion.
 //
 // Every tool call is its own process, so every check-and-change that one
 // long-running process would do without interruption becomes one Update:
-// read the document, check, change, write it back, all under the lock.
+// read the state, check, change, write back what changed, all under the
+// lock.
 // Network I/O never happens inside a transaction. A remote write follows
 // three steps:
 //

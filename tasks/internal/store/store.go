@@ -75,11 +75,13 @@ type Timing struct {
 	ArchiveBytes int
 }
 
-// Store is the durable state of one scope: one JSON document in a private
-// directory, changed only by Update under an exclusive lock on a sidecar
-// lock file, and replaced atomically (temporary file, fsync, rename, and
-// after the lock is released, fsync of the directory), so a process
-// killed at any moment leaves the old or the new document, never a mix.
+// Store is the durable state of one scope: a live JSON document and the
+// archive it names, in a private directory, changed only by Update under
+// an exclusive lock on a sidecar lock file, and replaced atomically
+// (temporary file, fsync, rename, and after the lock is released, fsync
+// of the directory; a new archive is a new file, durable before the
+// document names it), so a process killed at any moment leaves the old or
+// the new state, never a mix.
 // The lock is advisory: every writer must go through a Store. It is taken
 // only for the transaction itself and the kernel drops it when its holder
 // dies, so no lock is ever left stale. A Store holds no open files and is
