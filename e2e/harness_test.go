@@ -150,6 +150,9 @@ type project struct {
 	// env is added to the host's environment (and so to the plugin's and
 	// slim's), as KEY=value.
 	env []string
+	// formatter is the host's "formatter" setting; nil means false (no
+	// formatter runs after a write).
+	formatter any
 }
 
 var unsafeName = regexp.MustCompile(`[^A-Za-z0-9_.-]+`)
@@ -329,7 +332,7 @@ func (p *project) writeConfig(baseURL string) {
 		"model":             "fake/" + modelID,
 		"small_model":       "fake/" + modelID,
 		"lsp":               false,
-		"formatter":         false,
+		"formatter":         p.formatterSetting(),
 		// No per-step git snapshots of the project: nothing here reverts.
 		"snapshot": false,
 		// Allow everything, so that only slim can stop a call: a missing
@@ -351,6 +354,15 @@ func (p *project) writeConfig(baseURL string) {
 		p.t.Fatal(err)
 	}
 	mustWrite(p.t, filepath.Join(p.dir, "opencode.json"), string(b)+"\n")
+}
+
+// formatterSetting is the host's "formatter" setting: false unless the
+// test set one.
+func (p *project) formatterSetting() any {
+	if p.formatter == nil {
+		return false
+	}
+	return p.formatter
 }
 
 // permissionRules are the host's permission rules: everything allowed,

@@ -71,6 +71,13 @@ type Dispatcher struct {
 	// PatchBudget bounds the wall-clock time of one apply_patch check; zero
 	// means DefaultPatchBudget. When it runs out the call is blocked.
 	PatchBudget time.Duration
+	// Format, when set, runs after an apply (apply mode) the formatters
+	// the host would run on each written file, with directory the
+	// session's; nil runs none.
+	Format func(directory string, files []string) []FormatReport
+	// BeforeWrite is handed to the apply of apply mode as
+	// rescue.Options.BeforeWrite (a test of interruption pauses there).
+	BeforeWrite func(i int)
 	Log         zerolog.Logger
 
 	// process stands in for rescue.Process in this package's tests (a

@@ -125,6 +125,22 @@ type Result struct {
 	State string `json:"state,omitempty"`
 }
 
+// Written lists the absolute paths of the files Changes leaves with new
+// content (a move's destination; not a removed file), in order.
+func (r *Result) Written() []string {
+	var out []string
+	for _, c := range r.Changes {
+		switch {
+		case c.Op == "delete":
+		case c.MoveAbs != "":
+			out = append(out, c.MoveAbs)
+		default:
+			out = append(out, c.Abs)
+		}
+	}
+	return out
+}
+
 // Change is one file a dry run or an apply writes or removes. Path and
 // Move are spelled as in the patch; Abs and MoveAbs are the absolute paths
 // they name (lexically, links not followed). Diff is its git-style unified

@@ -25,8 +25,9 @@ func hookCommand(e *env) *cli.Command {
 	return &cli.Command{
 		Name:      "hook",
 		Usage:     "answer one host hook request: JSON request on stdin, JSON response on stdout",
-		ArgsUsage: "before|after|event",
+		ArgsUsage: "before|after|event|apply",
 		UsageText: "slim hook before|after|event < request.json\n" +
+			"slim hook apply   (apply mode: request line, ask line, approval line, result line)\n" +
 			"slim hook --host claude-code < request.json\n" +
 			"slim hook --host codex < request.json\n" +
 			"slim hook --host gemini-cli < request.json\n\n" +
@@ -37,6 +38,10 @@ func hookCommand(e *env) *cli.Command {
 			"targets that are outside by spelling pass to the host's own prompt; SLIM_ALLOW_NESTED=1\n" +
 			"allows nested worktrees. An apply_patch check gets 3/5 of SLIM_HOOK_TIMEOUT_MS (the\n" +
 			"plugin's timeout, 5000 by default, so 3 s) and is blocked when it cannot finish in time.\n\n" +
+			"slim hook apply is the OpenCode plugin's own apply_patch in apply mode, a conversation of JSON\n" +
+			"lines: the request; slim's {action: ask, ask} (the edit permission to ask, with the diff) or a\n" +
+			"block; the plugin's {\"approve\": true}; slim's {action: result, title, output, metadata} after\n" +
+			"writing every file or none, or a block. Anything but an approval writes nothing.\n\n" +
 			"Example:\n" +
 			"   echo '{\"v\":1,\"tool\":\"read\",\"sessionID\":\"s1\",\"callID\":\"c1\",\"args\":{\"filePath\":\"a.go\"}}' | slim hook before\n\n" +
 			"With --host claude-code, slim is Claude Code's PreToolUse and PostToolUse command (slim hooks\n" +
@@ -97,6 +102,8 @@ func runHook(e *env, phase protocol.Phase) (err error) {
 		return runCodexHook(e)
 	case hostGemini:
 		return runGeminiHook(e)
+	case protocol.Apply:
+		return runApplyHook(e)
 	}
 	d := newDispatcher(e)
 	ctx := newBudgetContext(d.PatchBudget)

@@ -11,7 +11,7 @@ import (
 	"syscall"
 	"time"
 
-	"github.com/slimgate/slim/format"
+	"github.com/slimgate/slim/hooks"
 	"github.com/slimgate/slim/internal/slimerr"
 	"github.com/slimgate/slim/rescue"
 	"github.com/urfave/cli/v2"
@@ -46,9 +46,9 @@ func rescueCommand(e *env) *cli.Command {
 			if asJSON {
 				out := struct {
 					*rescue.Result
-					Diff      string          `json:"diff,omitempty"`
-					Formatted []formattedFile `json:"formatted,omitempty"`
-					Error     *slimerr.JSON   `json:"error,omitempty"`
+					Diff      string               `json:"diff,omitempty"`
+					Formatted []hooks.FormatReport `json:"formatted,omitempty"`
+					Error     *slimerr.JSON        `json:"error,omitempty"`
 				}{Result: res}
 				if res == nil {
 					return err // usage errors: run prints the JSON error
@@ -190,76 +190,15 @@ func printRescue(e *env, c *cli.Context, res *rescue.Result) error {
 	return nil
 }
 
-// formattedFile is what the formatters did to one file an apply wrote.
-type formattedFile struct {
-	Path       string   `json:"path"`
-	Formatters []string `json:"formatters"`
-	Changed    bool     `json:"changed"`
-	EOLFlipped bool     `json:"eolFlipped,omitempty"`
-	EOLBefore  string   `json:"eolBefore,omitempty"`
-	EOLAfter   string   `json:"eolAfter,omitempty"`
-	// Error says why a file was not formatted or a formatter failed; the
-	// patch stays applied either way.
-	Error string `json:"error,omitempty"`
-}
-
 // formatWritten runs, after a successful apply, the formatters OpenCode
-// would run on each file the patch wrote, as the host does after its own
-// writes. Nothing here undoes the apply: a formatter that fails, or a
-// configuration that cannot be read, is reported per file. Files that no
-// formatter applies to, or all files when formatting is off in the
-// configuration, are left out.
-func formatWritten(e *env, c *cli.Context, res *rescue.Result) []formattedFile {
-	var files []string
-	for _, ch := range res.Changes {
-		switch {
-		case ch.Op == "delete":
-		case ch.MoveAbs != "":
-			files = append(files, ch.MoveAbs)
-		default:
-			files = append(files, ch.Abs)
-		}
-	}
-	if len(files) == 0 {
-		return nil
-	}
-	h, err := newFormatHostAt(e, c.String("root"), format.DefaultTimeout)
-	if err != nil {
-		return []formattedFile{{Path: files[0], Error: "not formatted: " + fmtError(err).Error()}}
-	}
-	ctx, stop := interruptible()
-	defer stop()
-	var out []formattedFile
-	for _, f := range files {
-		r, err := h.host.Run(ctx, f)
-		if err != nil {
-			out = append(out, formattedFile{Path: f, Error: "not formatted: " + fmtError(err).Error()})
-			continue
-		}
-		if !r.Enabled || (len(r.Steps) == 0 && r.DetectionError == "") {
-			continue
-		}
-		ff := formattedFile{Path: f, Formatters: []string{}, Changed: r.Changed}
-		if r.EOLFlipped {
-			ff.EOLFlipped, ff.EOLBefore, ff.EOLAfter = true, string(r.EOLBefore), string(r.EOLAfter)
-		}
-		if r.DetectionError != "" {
-			ff.Error = "not formatted: " + r.DetectionError
-		}
-		for _, st := range r.Steps {
-			ff.Formatters = append(ff.Formatters, st.Name)
-			if st.Failed && ff.Error == "" {
-				ff.Error = fmt.Sprintf("%s failed: %s", st.Name, st.Error)
-			}
-		}
-		out = append(out, ff)
-	}
-	return out
+// would run on each file the patch wrote (see formatFiles).
+func formatWritten(e *env, c *cli.Context, res *rescue.Result) []hooks.FormatReport {
+	return formatFiles(e, c.String("root"), res.Written())
 }
 
 // printFormatted prints one line per formatted file, after the apply's
 // own lines.
-func printFormatted(w io.Writer, files []formattedFile) {
+func printFormatted(w io.Writer, files []hooks.FormatReport) {
 	for _, f := range files {
 		switch {
 		case f.Error != "":

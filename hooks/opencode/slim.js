@@ -13,10 +13,14 @@
 // worktree and writes every file or none. A third, webfetch, takes the place
 // of the host's own: `slim fetch` plans the call, the host's webfetch
 // permission is asked for the URLs of that plan, then `slim fetch` runs it.
+// In apply mode (off unless slim.json beside this file or SLIM_APPLY turns
+// it on) a fourth, apply_patch, takes the place of the host's: one `slim
+// hook apply` checks the patch, says which edit permission to ask, and
+// after the plugin asked writes every file or none.
 //
 // When slim fails (non-zero exit, bad JSON, timeout, too much output), every
-// tool call passes except apply_patch, which is blocked: a patch slim could
-// not check must not reach the files. A slim that is not found, or that speaks
+// tool call passes except apply_patch, which is blocked (and in apply mode
+// not written): a patch slim could not check must not reach the files. A slim that is not found, or that speaks
 // another protocol, disables the plugin altogether. The timeout is a hard
 // deadline: slim runs in its own process group, and when the timer fires the
 // whole group is killed and the call is answered at once, even if a process
@@ -26,6 +30,7 @@
 // dependency for this file.
 
 import { spawn } from "node:child_process";
+import { StringDecoder } from "node:string_decoder";
 import { accessSync, appendFileSync, constants as fsConstants, readFileSync, statSync } from "node:fs";
 import path from "node:path";
 import process from "node:process";
@@ -265,6 +270,155 @@ function run(bin, args, input, limitMs, abortSignal) {
       // reported through the exit code
     }
   });
+}
+
+// converse runs one `slim hook apply`, a conversation of JSON lines: it
+// writes input (the request line) and keeps slim's stdin open. When slim's
+// first line arrives, onFirst gets it parsed and resolves with the reply
+// line to send, or null to send none; either way stdin is then closed, and
+// a slim that got no approval writes nothing. It resolves with {lines,
+// code, signal, stderr, timedOut, error} once slim exits, and never
+// rejects. firstLimitMs bounds the wait for the first line and restLimitMs
+// the rest after the reply; the time onFirst takes (a person answering a
+// prompt) is not bounded here. When restLimitMs passes or abortSignal
+// fires, slim gets SIGTERM (an apply in progress is rolled back) and its
+// group is killed ABORT_GRACE_MS later; a slim that never sends its first
+// line is killed at firstLimitMs.
+function converse(bin, args, input, firstLimitMs, restLimitMs, abortSignal, onFirst) {
+  return new Promise((resolve) => {
+    let child;
+    try {
+      child = spawn(bin, args, { cwd: process.cwd(), shell: false, windowsHide: true, detached: GROUPS, stdio: ["pipe", "pipe", "pipe"] });
+    } catch (error) {
+      resolve({ lines: [], code: null, signal: null, stderr: "", timedOut: false, error });
+      return;
+    }
+    const lines = [];
+    const decoder = new StringDecoder("utf8");
+    let pending = "";
+    let outBytes = 0;
+    const err = [];
+    let errBytes = 0;
+    let settled = false;
+    let timer = null;
+    let killTimer = null;
+    let replied = false;
+    const parse = (line) => {
+      try {
+        return JSON.parse(line);
+      } catch {
+        return { unparsed: line };
+      }
+    };
+    const finish = (extra) => {
+      if (settled) return;
+      settled = true;
+      clearTimeout(timer);
+      clearTimeout(killTimer);
+      if (abortSignal) abortSignal.removeEventListener("abort", terminate);
+      pending += decoder.end();
+      if (pending.trim() !== "") lines.push(parse(pending));
+      resolve({ lines, code: null, signal: null, stderr: Buffer.concat(err).toString("utf8"), timedOut: false, error: null, ...extra });
+      for (const st of [child.stdin, child.stdout, child.stderr]) {
+        try {
+          st.destroy();
+        } catch {
+          // already closed
+        }
+      }
+    };
+    // terminate asks slim to stop (it rolls back), then kills its group.
+    function terminate() {
+      try {
+        if (GROUPS && child.pid) process.kill(-child.pid, "SIGTERM");
+        else child.kill("SIGTERM");
+      } catch {
+        // already gone
+      }
+      if (!killTimer) {
+        killTimer = setTimeout(() => {
+          killTree(child);
+          finish({ timedOut: true });
+        }, ABORT_GRACE_MS);
+      }
+    }
+    timer = setTimeout(() => {
+      killTree(child);
+      finish({ timedOut: true });
+    }, firstLimitMs);
+    const reply = (line) => {
+      if (settled) return;
+      try {
+        if (typeof line === "string") child.stdin.end(line + "\n");
+        else child.stdin.end();
+      } catch {
+        // slim is gone; its exit tells the rest
+      }
+      timer = setTimeout(terminate, restLimitMs);
+    };
+    child.stdout.on("data", (b) => {
+      if (settled) return;
+      outBytes += b.length;
+      if (outBytes > MAX_STDOUT_BYTES) {
+        killTree(child);
+        finish({ error: new Error(`slim printed more than ${MAX_STDOUT_BYTES} bytes`) });
+        return;
+      }
+      pending += decoder.write(b);
+      let nl;
+      while ((nl = pending.indexOf("\n")) >= 0) {
+        lines.push(parse(pending.slice(0, nl)));
+        pending = pending.slice(nl + 1);
+        if (!replied) {
+          replied = true;
+          clearTimeout(timer);
+          Promise.resolve()
+            .then(() => onFirst(lines[0]))
+            .catch(() => null)
+            .then(reply);
+        }
+      }
+    });
+    child.stderr.on("data", (b) => {
+      if (errBytes < MAX_STDERR_BYTES) err.push(b);
+      errBytes += b.length;
+    });
+    for (const st of [child.stdin, child.stdout, child.stderr]) {
+      st.on("error", () => {
+        // slim exited before reading everything; the exit code tells the rest
+      });
+    }
+    child.on("error", (error) => finish({ error }));
+    child.on("exit", (code, signal) => {
+      if (GROUPS) killTree(child);
+      setTimeout(() => finish({ code, signal }), EXIT_GRACE_MS).unref();
+    });
+    child.on("close", (code, signal) => finish({ code, signal }));
+    if (abortSignal) {
+      if (abortSignal.aborted) terminate();
+      else abortSignal.addEventListener("abort", terminate, { once: true });
+    }
+    try {
+      child.stdin.write(input);
+    } catch {
+      // reported through the exit code
+    }
+  });
+}
+
+// applyAnswer reads the result of one `slim hook apply` from its last
+// line, or throws the message the model should read: slim's refusal as it
+// is, else what became of the process. Nothing here lets a patch through:
+// the host's own tool is not there to fall back on.
+function applyAnswer(r) {
+  if (r.error) throw new Error(`apply_patch: slim could not run: ${r.error.message || r.error}`);
+  const last = r.lines.length > 0 ? r.lines[r.lines.length - 1] : null;
+  if (isPlainObject(last) && isPlainObject(last.error)) throw new Error(last.error.message || `apply_patch failed (${last.error.code})`);
+  if (isPlainObject(last) && last.action === "block") throw new Error(typeof last.message === "string" && last.message ? last.message : "apply_patch blocked");
+  if (isPlainObject(last) && last.action === "result" && typeof last.output === "string") return last;
+  if (r.timedOut) throw new Error("apply_patch: slim did not answer in time and was stopped");
+  const why = r.code === null ? `was stopped (${r.signal})` : `exited with ${r.code}`;
+  throw new Error(`apply_patch: slim ${why} without a result${r.stderr ? ": " + r.stderr.trim().slice(0, 2000) : ""}`);
 }
 
 // parseAnswer returns the JSON object slim printed when it exited 0, or
@@ -569,48 +723,6 @@ function applySetting() {
     return { on: false, from: "", error: `${file}: "apply" must be true or false` };
   }
   return { on: v.apply === true, from: file };
-}
-
-// relativeTo spells abs relative to base with forward slashes, as the host
-// names files in its permission requests and its apply_patch answer.
-function relativeTo(base, abs) {
-  return path.relative(base, abs).split(path.sep).join("/");
-}
-
-// applyFiles is the host's metadata.files for slim's changes.
-function applyFiles(changes, base) {
-  return changes.map((c) => {
-    const f = {
-      filePath: c.abs,
-      relativePath: relativeTo(base, c.moveAbs || c.abs),
-      type: c.op === "update" && c.moveAbs ? "move" : c.op,
-      patch: c.diff,
-      additions: c.additions,
-      deletions: c.deletions,
-    };
-    if (c.moveAbs) f.movePath = c.moveAbs;
-    return f;
-  });
-}
-
-// applyOutput is what the model reads after a successful apply: the host's
-// own summary (A, M or D and the path, a move under its new name), then a
-// line for each file a formatter changed or failed on.
-function applyOutput(changes, formatted, base) {
-  const lines = changes.map((c) => {
-    if (c.op === "add") return `A ${relativeTo(base, c.abs)}`;
-    if (c.op === "delete") return `D ${relativeTo(base, c.abs)}`;
-    return `M ${relativeTo(base, c.moveAbs || c.abs)}`;
-  });
-  let out = changes.length > 0 ? `Success. Updated the following files:\n${lines.join("\n")}` : "Success. The patch changes nothing: every file already holds its text.";
-  for (const f of Array.isArray(formatted) ? formatted : []) {
-    if (!isPlainObject(f) || typeof f.path !== "string") continue;
-    const rel = relativeTo(base, f.path);
-    const by = Array.isArray(f.formatters) ? f.formatters.join(", ") : "";
-    if (typeof f.error === "string" && f.error) out += `\n${rel}: ${f.error}`;
-    else if (f.changed) out += `\nFormatted ${rel} with ${by}${f.eolFlipped ? ` (line endings ${f.eolBefore} -> ${f.eolAfter})` : ""}; read it again before the next patch.`;
-  }
-  return out;
 }
 
 // ---- the background task tools ----
@@ -933,10 +1045,11 @@ export const SlimPlugin = async (input) => {
     };
   }
 
-  // Apply mode: slim writes apply_patch's files itself. The host asks
-  // nothing for a plugin tool, so the edit permission is asked here, for
-  // the files of a dry run; the apply is then bound to the bytes that dry
-  // run read (--expect), so what was approved is what is written.
+  // Apply mode: slim writes apply_patch's files itself. One `slim hook
+  // apply` runs the whole call: it checks the patch, says which edit
+  // permission to ask for (the host asks nothing for a plugin tool), and
+  // once the plugin has asked and answers, writes exactly what was
+  // approved and says what the model reads.
   const features = Array.isArray(probe.answer.features) ? probe.answer.features : [];
   const applySet = applySetting();
   if (applySet.error) log("warn", `apply mode setting ignored: ${applySet.error}`, {});
@@ -953,53 +1066,36 @@ export const SlimPlugin = async (input) => {
         if (!tctx || typeof tctx.ask !== "function") {
           throw new Error("apply_patch: this host offers no way to ask for the edit permission, so nothing was written.");
         }
-        const dir = (typeof tctx.directory === "string" && tctx.directory) || directory || process.cwd();
-        const base = (typeof tctx.worktree === "string" && tctx.worktree) || dir;
-        const limitMs = timeoutMs();
-        const dry = toolAnswer(
-          "apply_patch",
-          await run(bin, ["rescue", "--dry-run", "--diff", "--json", "--root", dir, "-"], args.patchText, limitMs, tctx.abort),
-          limitMs,
-        );
-        if (!Array.isArray(dry.changes) || typeof dry.state !== "string") throw new Error("apply_patch: slim gave no plan for this patch");
-        const files = applyFiles(dry.changes, base);
-        const patterns = [...new Set(dry.changes.flatMap((c) => (c.moveAbs ? [c.abs, c.moveAbs] : [c.abs])).map((a) => relativeTo(base, a)))];
-        const diff = dry.changes.map((c) => c.diff + "\n").join("");
-        if (patterns.length > 0) {
-          await tctx.ask({ permission: "edit", patterns, always: ["*"], metadata: { filepath: patterns.join(", "), diff, files } });
-        }
-        // The host's abort and this tool's own deadline both ask slim to
-        // stop (SIGTERM), which rolls back whatever it had written.
-        const stop = new AbortController();
-        const onAbort = () => stop.abort();
-        if (tctx.abort) {
-          if (tctx.abort.aborted) stop.abort();
-          else tctx.abort.addEventListener("abort", onAbort, { once: true });
-        }
-        const deadline = setTimeout(() => stop.abort(), APPLY_TIMEOUT_MS);
-        let applied;
-        try {
-          applied = toolAnswer(
-            "apply_patch",
-            await run(
-              bin,
-              ["rescue", "--apply", "--format", "--json", "--root", dir, "--expect", dry.state, "-"],
-              args.patchText,
-              APPLY_TIMEOUT_MS + ABORT_GRACE_MS + 1000,
-              stop.signal,
-            ),
-            APPLY_TIMEOUT_MS,
-          );
-        } finally {
-          clearTimeout(deadline);
-          if (tctx.abort) tctx.abort.removeEventListener("abort", onAbort);
-        }
-        if (applied.applied !== true || !Array.isArray(applied.changes)) throw new Error("apply_patch: slim did not say the patch was applied");
-        const output = applyOutput(applied.changes, applied.formatted, base);
+        const t = tctx;
+        const request = {
+          v: PROTOCOL,
+          phase: "apply",
+          host: { ...host(), directory: (typeof t.directory === "string" && t.directory) || directory, worktree: typeof t.worktree === "string" ? t.worktree : host().worktree },
+          tool: "apply_patch",
+          sessionID: typeof t.sessionID === "string" ? t.sessionID : "",
+          callID: typeof t.callID === "string" ? t.callID : "",
+          args: { patchText: args.patchText },
+        };
+        let asked = null;
+        const r = await converse(bin, ["hook", "apply"], JSON.stringify(request) + "\n", timeoutMs(), APPLY_TIMEOUT_MS, t.abort, async (first) => {
+          if (!first || first.action !== "ask" || !isPlainObject(first.ask)) return null;
+          // A refusal here (the user, or an edit rule) ends the call; slim
+          // sees its input end and writes nothing.
+          try {
+            await t.ask(first.ask);
+          } catch (e) {
+            asked = e;
+            return null;
+          }
+          return JSON.stringify({ approve: true });
+        });
+        if (asked) throw asked;
+        const answer = applyAnswer(r);
+        if (answer.notes && answer.notes.length > 0) log("info", "slim notes", { phase: "apply", tool: "apply_patch", notes: answer.notes });
         return {
-          title: output.split("\n")[0],
-          output,
-          metadata: { diff: applied.changes.map((c) => c.diff + "\n").join(""), files: applyFiles(applied.changes, base), diagnostics: {} },
+          title: typeof answer.title === "string" ? answer.title : "",
+          output: answer.output,
+          metadata: isPlainObject(answer.metadata) ? answer.metadata : {},
         };
       },
     };
@@ -1048,9 +1144,10 @@ export const SlimPlugin = async (input) => {
       const callID = hookInput && hookInput.callID;
       // slim looks at nothing of this tool before it runs: it would pass.
       if (!needs(tool, "before")) return;
-      // In apply mode apply_patch is this plugin's tool, and slim checks
-      // the patch (containment included) when the tool runs it; a rewrite
-      // here would only refuse what apply mode can write exactly.
+      // In apply mode apply_patch is this plugin's tool, and `slim hook
+      // apply` runs every check of the call (containment, rescue, the loop
+      // guard) when the tool runs it; a rewrite here would only refuse what
+      // apply mode can write exactly.
       if (applyMode && tool === "apply_patch") return;
       // Without an answer the call runs, unless its tool fails closed: then
       // it is refused, because slim never checked it.
@@ -1097,6 +1194,8 @@ export const SlimPlugin = async (input) => {
     "tool.execute.after": async (hookInput, output) => {
       try {
         if (!needs(hookInput && hookInput.tool, "after")) return;
+        // In apply mode slim counts apply_patch for the loop guard itself.
+        if (applyMode && hookInput && hookInput.tool === "apply_patch") return;
         const request = {
           v: PROTOCOL,
           phase: "after",

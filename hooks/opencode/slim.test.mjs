@@ -1409,3 +1409,32 @@ test("apply mode: the host's own apply_patch description is given to the replace
   await hooks["tool.definition"]({ toolID: "apply_patch" }, again);
   assert.equal(again.description, "HOST GRAMMAR");
 });
+
+test("apply mode: a slim that hangs, dies or answers nonsense fails the call, which writes nothing", { skip: process.platform === "win32" }, async () => {
+  const dir = applyProject();
+  const before = snapshotFiles(dir, ["crlf.txt"]);
+  const version = `if [ "$1" = version ]; then echo '{"version":"t","protocol":1,"features":["apply"]}'; exit 0; fi`;
+  const cases = [
+    ["hang", `${version}\nsleep 30`, /^Error: apply_patch: slim did not answer in time and was stopped$/],
+    ["die", `${version}\necho boom >&2; exit 1`, /^Error: apply_patch: slim exited with 1 without a result: boom$/],
+    ["nonsense", `${version}\necho '{"v":1,"action":"pass"}'`, /^Error: apply_patch: slim exited with 0 without a result$/],
+    ["hang after the ask", `${version}\necho '{"v":1,"action":"ask","ask":{"permission":"edit","patterns":["crlf.txt"],"always":["*"],"metadata":{}}}'; sleep 30`, /did not answer in time/],
+  ];
+  process.env.SLIM_HOOK_TIMEOUT_MS = "500";
+  for (const [name, body, want] of cases) {
+    delete globalThis[REGISTRY_KEY];
+    process.env.SLIM_BIN = fakeSlim(`apply-${name.replace(/ /g, "-")}`, body);
+    const hooks = await (await loadPlugin({ apply: true }))(hostInput(dir));
+    const { ctx } = toolCtx(dir);
+    if (name === "hang after the ask") {
+      // The apply itself has 300 s; abort it as the host would.
+      const abort = new AbortController();
+      ctx.abort = abort.signal;
+      setTimeout(() => abort.abort(), 300);
+      await assert.rejects(hooks.tool.apply_patch.execute({ patchText: APPLY_PATCH }, ctx), /without a result|did not answer in time/, name);
+      continue;
+    }
+    await assert.rejects(hooks.tool.apply_patch.execute({ patchText: APPLY_PATCH }, ctx), want, name);
+  }
+  assert.deepEqual(snapshotFiles(dir, ["crlf.txt"]), before);
+});

@@ -1,6 +1,7 @@
 package protocol
 
 import (
+	"bufio"
 	"bytes"
 	"encoding/json"
 	"errors"
@@ -19,10 +20,15 @@ const (
 	Before Phase = "before"
 	After  Phase = "after"
 	Event  Phase = "event"
+	// Apply is apply mode's whole apply_patch call in one process: the
+	// plugin's own apply_patch tool sends it instead of before and after,
+	// and it is a conversation (an ask, the user's answer, the result)
+	// rather than one answer; see ReadLine.
+	Apply Phase = "apply"
 )
 
-// Valid reports whether p is one of the three phases.
-func (p Phase) Valid() bool { return p == Before || p == After || p == Event }
+// Valid reports whether p is one of the four phases.
+func (p Phase) Valid() bool { return p == Before || p == After || p == Event || p == Apply }
 
 // Host describes the host process that sent a request.
 type Host struct {
@@ -110,6 +116,67 @@ type Response struct {
 	Notes []string `json:"notes,omitempty"`
 }
 
+// The answers of the apply phase, one JSON line each: first ask (or block,
+// or result when the patch changes nothing), then, after the plugin's
+// ApplyReply, result or block.
+const (
+	Ask    Action = "ask"    // ask the user with Ask, then send an ApplyReply
+	Result Action = "result" // the tool's result: Title, Output, Metadata
+)
+
+// ApplyAnswer is one line of the apply phase's conversation.
+type ApplyAnswer struct {
+	V      int    `json:"v"`
+	Action Action `json:"action"`
+	// Ask is the host permission request to make, for ask.
+	Ask *EditAsk `json:"ask,omitempty"`
+	// Title, Output and Metadata are the tool's result, for result.
+	Title    string        `json:"title,omitempty"`
+	Output   string        `json:"output,omitempty"`
+	Metadata *EditMetadata `json:"metadata,omitempty"`
+	// Message is the refusal the model reads, for block.
+	Message string   `json:"message,omitempty"`
+	Notes   []string `json:"notes,omitempty"`
+}
+
+// EditAsk is a request for the host's edit permission, in the shape of
+// OpenCode's own apply_patch: the files relative to the worktree, an
+// always pattern, and what the prompt shows.
+type EditAsk struct {
+	Permission string       `json:"permission"`
+	Patterns   []string     `json:"patterns"`
+	Always     []string     `json:"always"`
+	Metadata   EditMetadata `json:"metadata"`
+}
+
+// EditMetadata is the diff of an apply: the whole diff and one entry per
+// file. Filepath (the relative paths joined) is set in an ask, Diagnostics
+// (always empty: slim runs no language server) in a result.
+type EditMetadata struct {
+	Filepath    string         `json:"filepath,omitempty"`
+	Diff        string         `json:"diff"`
+	Files       []EditFile     `json:"files"`
+	Diagnostics map[string]any `json:"diagnostics,omitempty"`
+}
+
+// EditFile is one file of an apply, as OpenCode's interfaces read it.
+// Type is add, update, move or delete; Patch is its git-style diff.
+type EditFile struct {
+	FilePath     string `json:"filePath"`
+	RelativePath string `json:"relativePath"`
+	Type         string `json:"type"`
+	Patch        string `json:"patch"`
+	Additions    int    `json:"additions"`
+	Deletions    int    `json:"deletions"`
+	MovePath     string `json:"movePath,omitempty"`
+}
+
+// ApplyReply is the plugin's one line after an ask: whether the user
+// approved. Anything else, end of input included, writes nothing.
+type ApplyReply struct {
+	Approve bool `json:"approve"`
+}
+
 // MaxRequestBytes bounds one request; larger input is refused rather than
 // read into memory without limit.
 const MaxRequestBytes = 64 << 20
@@ -142,6 +209,41 @@ func (e *TooLargeError) Error() string {
 // read.
 func ReadRequest(r io.Reader) (*Request, error) {
 	return readRequest(r, MaxRequestBytes)
+}
+
+// ReadLine reads one request from r up to the end of its line (a request
+// written as one line of JSON, as the plugin writes them) and decodes it,
+// leaving the rest of r unread: the apply phase's conversation goes on on
+// the same input. A line longer than MaxRequestBytes is refused with a
+// *TooLargeError; end of input ends the line.
+func ReadLine(r *bufio.Reader) (*Request, error) {
+	data, err := readLine(r, MaxRequestBytes)
+	if err != nil {
+		return nil, err
+	}
+	return Decode(data)
+}
+
+// readLine reads up to and without the next newline, at most limit bytes.
+func readLine(r *bufio.Reader, limit int) ([]byte, error) {
+	var data []byte
+	for {
+		chunk, err := r.ReadSlice('\n')
+		data = append(data, chunk...)
+		if len(data) > limit+1 {
+			return nil, &TooLargeError{Limit: limit, Tool: peekTool(data)}
+		}
+		switch {
+		case err == nil:
+			return bytes.TrimSuffix(data, []byte("\n")), nil
+		case errors.Is(err, bufio.ErrBufferFull):
+			continue
+		case errors.Is(err, io.EOF):
+			return data, nil
+		default:
+			return nil, fmt.Errorf("read hook request: %w", err)
+		}
+	}
 }
 
 func readRequest(r io.Reader, limit int) (*Request, error) {
@@ -263,7 +365,7 @@ func Decode(data []byte) (*Request, error) {
 		return nil, reqErr("protocol v%d is not supported; this slim speaks v%d", req.V, Version)
 	}
 	if req.Phase != "" && !req.Phase.Valid() {
-		return nil, reqErr("phase %q is not one of before, after, event", req.Phase)
+		return nil, reqErr("phase %q is not one of before, after, event, apply", req.Phase)
 	}
 	if f := req.Host.Generation; f != "" && f != "v1" && f != "v2" {
 		return nil, reqErr("host.flavor %q is not one of v1, v2", f)
@@ -278,7 +380,7 @@ func Decode(data []byte) (*Request, error) {
 func (r *Request) Validate(argvPhase Phase) error {
 	if argvPhase != "" {
 		if !argvPhase.Valid() {
-			return reqErr("phase %q is not one of before, after, event", argvPhase)
+			return reqErr("phase %q is not one of before, after, event, apply", argvPhase)
 		}
 		if r.Phase == "" {
 			r.Phase = argvPhase
@@ -296,6 +398,10 @@ func (r *Request) Validate(argvPhase Phase) error {
 	case Event:
 		if r.Event == nil || r.Event.Type == "" {
 			return reqErr("field \"event.type\" is missing (required for phase event)")
+		}
+	case Apply:
+		if r.Tool != "apply_patch" {
+			return reqErr("phase apply is for the tool apply_patch, not %q", r.Tool)
 		}
 	}
 	return nil
