@@ -230,16 +230,17 @@ func readLine(r *bufio.Reader, limit int) ([]byte, error) {
 	for {
 		chunk, err := r.ReadSlice('\n')
 		data = append(data, chunk...)
-		if len(data) > limit+1 {
-			return nil, &TooLargeError{Limit: limit, Tool: peekTool(data)}
+		line := bytes.TrimSuffix(data, []byte("\n"))
+		if len(line) > limit {
+			return nil, &TooLargeError{Limit: limit, Tool: peekTool(line)}
 		}
 		switch {
 		case err == nil:
-			return bytes.TrimSuffix(data, []byte("\n")), nil
+			return line, nil
 		case errors.Is(err, bufio.ErrBufferFull):
 			continue
 		case errors.Is(err, io.EOF):
-			return data, nil
+			return line, nil
 		default:
 			return nil, fmt.Errorf("read hook request: %w", err)
 		}

@@ -1,6 +1,7 @@
 package protocol
 
 import (
+	"bufio"
 	"bytes"
 	"encoding/json"
 	"errors"
@@ -239,4 +240,41 @@ func FuzzDecode(f *testing.F) {
 			t.Fatalf("round trip changed the request:\n%#v\n%#v", r, r2)
 		}
 	})
+}
+
+// ReadLine reads exactly one line and leaves the rest: what follows the
+// first newline is still there for the next read, a request and Decode of
+// that line agree, and a line over the limit is refused, never read whole.
+func FuzzReadLine(f *testing.F) {
+	f.Add([]byte(`{"v":1,"phase":"apply","tool":"apply_patch","args":{"patchText":"x"}}`), []byte(`{"approve":true}`+"\n"))
+	f.Add([]byte(`{"v":1}`), []byte(""))
+	f.Add([]byte("not json"), []byte("\n\n"))
+	f.Fuzz(func(t *testing.T, line, rest []byte) {
+		if bytes.IndexByte(line, '\n') >= 0 {
+			return
+		}
+		input := append(append(append([]byte{}, line...), '\n'), rest...)
+		br := bufio.NewReaderSize(bytes.NewReader(input), 16)
+		got, err := ReadLine(br)
+		want, werr := Decode(line)
+		if (err == nil) != (werr == nil) {
+			t.Fatalf("ReadLine err %v, Decode err %v", err, werr)
+		}
+		if err == nil && !reflect.DeepEqual(got, want) {
+			t.Fatalf("ReadLine %+v, Decode %+v", got, want)
+		}
+		left, _ := io.ReadAll(br)
+		if !bytes.Equal(left, rest) {
+			t.Fatalf("left %q, want %q", left, rest)
+		}
+	})
+}
+
+func TestReadLineLimit(t *testing.T) {
+	long := `{"v":1,"tool":"apply_patch","args":{"patchText":"` + strings.Repeat("x", 200) + `"}}` + "\n"
+	_, err := readLine(bufio.NewReaderSize(strings.NewReader(long), 16), 100)
+	var tl *TooLargeError
+	if !errors.As(err, &tl) || tl.Tool != "apply_patch" || tl.Limit != 100 {
+		t.Fatalf("err %v", err)
+	}
 }
