@@ -102,30 +102,7 @@ func TestApplyModeEditPermission(t *testing.T) {
 			p := applyProject(t, map[string]string{"a.txt": "one\n"})
 			p.permission = map[string]any{"*": "allow", "edit": rule}
 			r := p.run(fp.Calls(patch(update("a.txt", "@@", "-one", "+two"))), fp.Text("done"))
-			offered := contains(r.provider.ScriptedRequests()[0].Tools, "apply_patch")
-			switch rule {
-			case "ask":
-				if !offered {
-					t.Fatalf("under an ask rule the host did not offer apply_patch")
-				}
-				var found bool
-				for _, ev := range r.tools {
-					if ev.Tool != "apply_patch" {
-						continue
-					}
-					found = true
-					if ev.Status != "error" || !strings.HasPrefix(ev.Error, hostRejected) {
-						t.Errorf("apply_patch under an ask rule: want the host's refusal %q, got %s %q", hostRejected, ev.Status, clip(ev.Error+ev.Output, 500))
-					}
-				}
-				if !found {
-					t.Errorf("the host reported no apply_patch call")
-				}
-			case "deny":
-				if offered {
-					t.Errorf("under a deny rule the host still offered apply_patch")
-				}
-			}
+			wantRuleObeyed(t, r, "apply_patch", rule)
 			wantFile(t, p, "a.txt", "one\n")
 		})
 	}

@@ -831,3 +831,37 @@ func mustWrite(t *testing.T, path, content string) {
 		t.Fatal(err)
 	}
 }
+
+// wantRuleObeyed checks how the host treated a plugin tool under a
+// permission rule for it: under "ask" the tool is offered and every call
+// of it ends in the host's own refusal (a non-interactive run can ask
+// nobody); under "deny" the host does not offer it at all.
+func wantRuleObeyed(t *testing.T, r *hostRun, tool, rule string) {
+	t.Helper()
+	offered := contains(r.provider.ScriptedRequests()[0].Tools, tool)
+	switch rule {
+	case "ask":
+		if !offered {
+			t.Fatalf("under an ask rule the host did not offer %s", tool)
+		}
+		var found bool
+		for _, ev := range r.tools {
+			if ev.Tool != tool {
+				continue
+			}
+			found = true
+			if ev.Status != "error" || !strings.HasPrefix(ev.Error, hostRejected) {
+				t.Errorf("%s under an ask rule: want the host's refusal %q, got %s %q", tool, hostRejected, ev.Status, clip(ev.Error+ev.Output, 500))
+			}
+		}
+		if !found {
+			t.Errorf("the host reported no %s call", tool)
+		}
+	case "deny":
+		if offered {
+			t.Errorf("under a deny rule the host still offered %s", tool)
+		}
+	default:
+		t.Fatalf("unknown rule %q", rule)
+	}
+}

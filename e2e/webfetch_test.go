@@ -200,30 +200,7 @@ func TestWebfetchPermission(t *testing.T) {
 			p, _ := fetchProject(t, true)
 			p.permission = map[string]any{"*": "allow", "webfetch": rule}
 			r := p.run(fp.Calls(webfetch(docs.URL+"/docs/install.html")), fp.Text("done"))
-			offered := contains(r.provider.ScriptedRequests()[0].Tools, "webfetch")
-			switch rule {
-			case "ask":
-				if !offered {
-					t.Fatalf("under an ask rule the host did not offer webfetch")
-				}
-				var found bool
-				for _, ev := range r.tools {
-					if ev.Tool != "webfetch" {
-						continue
-					}
-					found = true
-					if ev.Status != "error" || !strings.HasPrefix(ev.Error, hostRejected) {
-						t.Errorf("webfetch under an ask rule: want the host's refusal %q, got %s %q", hostRejected, ev.Status, clip(ev.Error+ev.Output, 500))
-					}
-				}
-				if !found {
-					t.Errorf("the host reported no webfetch call")
-				}
-			case "deny":
-				if offered {
-					t.Errorf("under a deny rule the host still offered webfetch")
-				}
-			}
+			wantRuleObeyed(t, r, "webfetch", rule)
 			if seen := docs.requests(); len(seen) != 0 {
 				t.Errorf("the page was fetched although the permission was refused: %v", seen)
 			}
