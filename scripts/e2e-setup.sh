@@ -2,8 +2,8 @@
 # Installs what the end-to-end tests (go test ./e2e/...) need:
 #   - the pinned OpenCode host, opencode-ai from e2e/package-lock.json, and the
 #     pinned ast-grep, @ast-grep/cli, the pinned Claude Code host,
-#     @anthropic-ai/claude-code, and the pinned Codex CLI, @openai/codex,
-#     into e2e/node_modules (skipped when the pinned versions are already
+#     @anthropic-ai/claude-code, the pinned Codex CLI, @openai/codex, and the
+#     pinned Gemini CLI, @google/gemini-cli, into e2e/node_modules (skipped when the pinned versions are already
 #     there); the ast-grep tests of
 #     search/astgrep, cmd/slim and e2e run e2e/node_modules/.bin/ast-grep;
 #   - ripgrep (rg) on PATH, which the host's grep and glob tools run (without it
@@ -18,6 +18,7 @@ want="$(locked opencode-ai)"
 want_ag="ast-grep $(locked @ast-grep/cli)"
 want_cc="$(locked @anthropic-ai/claude-code) (Claude Code)"
 want_cx="codex-cli $(locked @openai/codex)"
+want_gm="$(locked @google/gemini-cli)"
 
 die() { echo "e2e-setup: $*" >&2; exit 1; }
 
@@ -40,14 +41,21 @@ have_cx() {
 	[ -x "$e2e/node_modules/.bin/codex" ] || return 0
 	CODEX_HOME="$(mktemp -d)" timeout 60 "$e2e/node_modules/.bin/codex" --version 2>/dev/null | tail -n1 || true
 }
+have_gm() {
+	[ -x "$e2e/node_modules/.bin/gemini" ] || return 0
+	gm_home="$(mktemp -d)"
+	HOME="$gm_home" GEMINI_CLI_NO_RELAUNCH=true timeout 60 "$e2e/node_modules/.bin/gemini" --version 2>/dev/null | tail -n1 || true
+	rm -rf "$gm_home"
+}
 have="$(have_oc)"
 have_ag_v="$(have_ag)"
 have_cc_v="$(have_cc)"
 have_cx_v="$(have_cx)"
-if [ "$have" = "$want" ] && [ "$have_ag_v" = "$want_ag" ] && [ "$have_cc_v" = "$want_cc" ] && [ "$have_cx_v" = "$want_cx" ]; then
-	echo "e2e-setup: opencode $have, $have_ag_v, claude $have_cc_v and $have_cx_v already installed"
+have_gm_v="$(have_gm)"
+if [ "$have" = "$want" ] && [ "$have_ag_v" = "$want_ag" ] && [ "$have_cc_v" = "$want_cc" ] && [ "$have_cx_v" = "$want_cx" ] && [ "$have_gm_v" = "$want_gm" ]; then
+	echo "e2e-setup: opencode $have, $have_ag_v, claude $have_cc_v, $have_cx_v and gemini $have_gm_v already installed"
 else
-	echo "e2e-setup: installing opencode-ai@$want, @ast-grep/cli (${want_ag#ast-grep }), @anthropic-ai/claude-code (${want_cc% (*}) and @openai/codex (${want_cx#codex-cli }) from e2e/package-lock.json"
+	echo "e2e-setup: installing opencode-ai@$want, @ast-grep/cli (${want_ag#ast-grep }), @anthropic-ai/claude-code (${want_cc% (*}), @openai/codex (${want_cx#codex-cli }) and @google/gemini-cli ($want_gm) from e2e/package-lock.json"
 	# `npm ci` would be the natural command, but it insists that every optional
 	# platform package of opencode-ai is in the lock file, and a lock file can
 	# only hold the ones the registry serves. So: `npm install` against the
@@ -59,6 +67,7 @@ else
 	[ "$have_ag_v" = "$want_ag" ] || rm -rf "$e2e/node_modules/@ast-grep"
 	[ "$have_cc_v" = "$want_cc" ] || rm -rf "$e2e/node_modules/@anthropic-ai/claude-code" "$e2e/node_modules/@anthropic-ai/claude-code-"*
 	[ "$have_cx_v" = "$want_cx" ] || rm -rf "$e2e/node_modules/@openai/codex"*
+	[ "$have_gm_v" = "$want_gm" ] || rm -rf "$e2e/node_modules/@google/gemini-cli"
 	lock_copy="$(mktemp)"
 	trap 'rm -f "$lock_copy"' EXIT
 	cp "$e2e/package-lock.json" "$lock_copy"
@@ -78,7 +87,9 @@ else
 	[ "$have_cc_v" = "$want_cc" ] || die "e2e/node_modules/.bin/claude --version says '$have_cc_v', want '$want_cc'"
 	have_cx_v="$(have_cx)"
 	[ "$have_cx_v" = "$want_cx" ] || die "e2e/node_modules/.bin/codex --version says '$have_cx_v', want '$want_cx'"
-	echo "e2e-setup: opencode $have, $have_ag_v, claude $have_cc_v and $have_cx_v installed"
+	have_gm_v="$(have_gm)"
+	[ "$have_gm_v" = "$want_gm" ] || die "e2e/node_modules/.bin/gemini --version says '$have_gm_v', want '$want_gm'"
+	echo "e2e-setup: opencode $have, $have_ag_v, claude $have_cc_v, $have_cx_v and gemini $have_gm_v installed"
 fi
 
 if command -v rg >/dev/null; then
