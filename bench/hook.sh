@@ -16,9 +16,10 @@
 # same rounds (with state of its own), and the ratios now / BASE printed.
 # Wall time of whole processes, measured by a small Go driver so no shell
 # start-up is counted. Then, when node is there, the plugin itself: the hooks
-# of a session of 60 mixed tool calls with slim's phase table, and with the
-# table ignored (every call runs both phases, as before the table), also in
-# front of BASE when it is given (bench/hooksession/main.mjs).
+# of a session of 60 mixed tool calls through the resident slim (slim hook
+# serve), with a process per call (SLIM_SERVE=0), and with the phase table
+# ignored too (every call runs both phases), also in front of BASE when it
+# is given (bench/hooksession/main.mjs).
 source "$(dirname "$0")/lib.sh"
 
 base_bin=""
@@ -39,8 +40,9 @@ fi
 h=$(printf '%s' bench | sha256sum | cut -c1-32)
 "$out/drive" "$out/bare" "$out/slim" "${RUNS:-41}" "$SLIM_STATE_DIR/loop/v1/${h:0:2}/$h.json" "$shm" "$base_bin"
 
-# Through the plugin: a session of 60 mixed tool calls, with slim's phase
-# table and without (SESSIONS sessions each, default 9; needs node).
+# Through the plugin: a session of 60 mixed tool calls, resident slim, a
+# process per call, and without the phase table (SESSIONS sessions each,
+# default 9; needs node).
 if command -v node >/dev/null; then
 	echo
 	node bench/hooksession/main.mjs hooks/opencode/slim.js "$out/slim" "${SESSIONS:-9}" "$base_bin"

@@ -795,6 +795,13 @@ func (p *project) pluginLog() string {
 	return string(b)
 }
 
+// slimLog is what slim logged in the project's runs (SLIM_LOG_FILE, at
+// debug level).
+func (p *project) slimLog() string {
+	b, _ := os.ReadFile(filepath.Join(p.root, "slim.log"))
+	return string(b)
+}
+
 func clip(s string, n int) string {
 	if len(s) <= n {
 		return s

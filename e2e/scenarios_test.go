@@ -197,6 +197,11 @@ func TestRepeatedReadsStopped(t *testing.T) {
 
 func repeatedReads(t *testing.T, mode pluginMode) {
 	p := newProject(t, mode, map[string]string{"notes.txt": "remember the milk\n", "other.txt": "other\n"})
+	if mode == slimTwice {
+		// One process per hook call here, so the real host runs both of
+		// the plugin's ways to reach slim.
+		p.env = append(p.env, "SLIM_SERVE=0")
+	}
 	same := readCall(p.path("notes.txt"))
 	r := p.run(
 		fp.Calls(same), fp.Calls(same), fp.Calls(same), fp.Calls(same),
@@ -216,6 +221,12 @@ func repeatedReads(t *testing.T, mode pluginMode) {
 	wantPrefix(t, "7th identical read", r.result(t, 6, 0), readRefusal)
 	if other := r.result(t, 7, 0); !strings.Contains(other, "other") || strings.HasPrefix(other, "Refusing") {
 		t.Errorf("a different read must pass, got %q", clip(other, 400))
+	}
+	// The resident slim answered the hooks of the run (one, started once),
+	// or, with SLIM_SERVE=0, none ran.
+	want := map[pluginMode]int{withSlim: 1, slimTwice: 0}[mode]
+	if got := strings.Count(p.slimLog(), `"message":"hook serve: started"`); got != want {
+		t.Errorf("slim hook serve started %d times, want %d", got, want)
 	}
 	if mode == slimTwice && !strings.Contains(p.pluginLog(), idleCopy) {
 		t.Errorf("no plugin copy reported %q: did the host load both copies?\n%s", idleCopy, p.pluginLog())

@@ -9,9 +9,11 @@
 // fixed shuffled order, every one with arguments of its own (no loop
 // guard notice, no refusal), in a fresh session. It prints the median wall
 // time of a session and of a call for:
-//   - the plugin as it is (slim's phase table applies: the befores of most
-//     tools start no process);
-//   - the same plugin with the table ignored (every call runs both phases,
+//   - the plugin as it is: the resident slim (`slim hook serve`, started
+//     once) answers every hook, and slim's phase table applies;
+//   - the plugin with one process per hook call (SLIM_SERVE=0), as before
+//     the resident slim: the befores of most tools start no process;
+//   - the same with the table ignored too (every call runs both phases,
 //     as before the table existed);
 //   - with BASESLIM, the plugin without table in front of that slim (an
 //     older one, whose before also writes the loop guard's state);
@@ -64,14 +66,16 @@ function withoutTable(file) {
 }
 
 let copies = 0;
-async function load(source, bin) {
+async function load(source, bin, env = {}) {
   const file = path.join(work, `plugin-${++copies}.mjs`);
   if (source === null) copyFileSync(pluginFile, file);
   else writeFileSync(file, source);
   const mod = await import(pathToFileURL(file).href);
   process.env.SLIM_BIN = bin;
+  Object.assign(process.env, env);
   delete globalThis[Symbol.for("slim.opencode.plugin.registry")];
   const hooks = await Object.values(mod)[0]({ directory: project, worktree: project, serverUrl: new URL("http://127.0.0.1:4096") });
+  for (const k of Object.keys(env)) delete process.env[k];
   if (typeof hooks["tool.execute.before"] !== "function") throw new Error(`the plugin did not load with ${bin}`);
   return hooks;
 }
@@ -101,11 +105,13 @@ async function trueSession() {
   return Number(process.hrtime.bigint() - t0) / 1e6;
 }
 
+const perCall = { SLIM_SERVE: "0" };
 const variants = [
-  { name: "plugin with the phase table", hooks: await load(null, slim) },
-  { name: "plugin, table ignored (every phase)", hooks: await load(withoutTable(pluginFile), slim) },
+  { name: "plugin, resident slim", hooks: await load(null, slim) },
+  { name: "plugin, a process per call", hooks: await load(null, slim, perCall) },
+  { name: "plugin, a process per call, no table", hooks: await load(withoutTable(pluginFile), slim, perCall) },
 ];
-if (baseSlim) variants.push({ name: "plugin, table ignored, BASE slim", hooks: await load(withoutTable(pluginFile), baseSlim) });
+if (baseSlim) variants.push({ name: "plugin, table ignored, BASE slim", hooks: await load(withoutTable(pluginFile), baseSlim, perCall) });
 for (const [k, v] of variants.entries()) v.state = path.join(work, `state-${k}`);
 const times = variants.map(() => []);
 const trues = [];
@@ -131,3 +137,6 @@ for (const [k, v] of variants.entries()) {
 }
 const t = median(trues);
 console.log(`${"node spawning /bin/true, 60 times".padEnd(40)} ${(t.toFixed(0) + " ms").padStart(10)} ${((t / CALLS.length).toFixed(1) + " ms").padStart(10)} ${(t / ref).toFixed(2).padStart(6)}x`);
+
+// The resident slims leave with their input; close them so node exits now.
+process.exit(0);

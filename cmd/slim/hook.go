@@ -25,9 +25,10 @@ func hookCommand(e *env) *cli.Command {
 	return &cli.Command{
 		Name:      "hook",
 		Usage:     "answer one host hook request: JSON request on stdin, JSON response on stdout",
-		ArgsUsage: "before|after|event|apply",
+		ArgsUsage: "before|after|event|apply|serve",
 		UsageText: "slim hook before|after|event < request.json\n" +
 			"slim hook apply   (apply mode: request line, ask line, approval line, result line)\n" +
+			"slim hook serve   (resident: one {id, phase, request} line in, one {id, answer|error} line out, per call)\n" +
 			"slim hook --host claude-code < request.json\n" +
 			"slim hook --host codex < request.json\n" +
 			"slim hook --host gemini-cli < request.json\n\n" +
@@ -104,6 +105,8 @@ func runHook(e *env, phase protocol.Phase) (err error) {
 		return runGeminiHook(e)
 	case protocol.Apply:
 		return runApplyHook(e)
+	case phaseServe:
+		return runServe(e)
 	}
 	d := newDispatcher(e)
 	ctx := newBudgetContext(d.PatchBudget)
@@ -235,7 +238,7 @@ func hookFail(e *env, err *slimerr.Error) error {
 	return err
 }
 
-// hookFastPath recognises exactly `slim hook before|after|event`, the form
+// hookFastPath recognises exactly `slim hook before|after|event|apply|serve`, the forms
 // the plugin uses, and `slim hook --host claude-code` (or --host=claude-code),
 // the form the Claude Code settings use, and `slim hook --host codex`
 // (or --host=codex), the form Codex's hooks.json uses, and `slim hook
@@ -247,7 +250,7 @@ func hookFail(e *env, err *slimerr.Error) error {
 func hookFastPath(args []string) (protocol.Phase, bool) {
 	if len(args) == 3 && args[1] == "hook" {
 		p := protocol.Phase(args[2])
-		if p.Valid() {
+		if p.Valid() || p == phaseServe {
 			return p, true
 		}
 		switch args[2] {
@@ -265,6 +268,10 @@ func hookFastPath(args []string) (protocol.Phase, bool) {
 	}
 	return "", false
 }
+
+// phaseServe is `slim hook serve`, the resident form of the hook phases
+// (hook_serve.go); like the hosts' forms it is not a protocol phase.
+const phaseServe protocol.Phase = "serve"
 
 // hostGemini is the value of `slim hook --host` for Gemini CLI, and the
 // phase hookFastPath reports for that form. It is not a protocol phase:

@@ -272,6 +272,141 @@ function run(bin, args, input, limitMs, abortSignal) {
   });
 }
 
+// ---- the resident slim ----
+
+// Requests larger than this go to a process of their own, as before the
+// resident slim: they are rare (a large patch), and a frame that size is
+// not worth holding up the pipe for.
+const SERVE_MAX_BYTES = 1 << 20;
+// After this many unexpected exits of the resident slim the plugin stops
+// starting it again and runs one process per call for good.
+const SERVE_MAX_STARTS = 3;
+
+// residentSlim keeps one `slim hook serve` running for this plugin and
+// answers hook requests through it: one JSON line {id, phase, request} out,
+// one {id, answer|error} back, so that a tool call starts no process.
+// call(phase, body, limitMs) resolves with {answer}, {failure, stderr}, or
+// {gone: true} when there is no usable resident slim (never started, it
+// exited, too many restarts), and then the caller runs its own process.
+// A request that is not answered within limitMs is a failure, and the
+// resident slim is killed (and started again by the next call): a slim
+// that hangs on one request must not hang the next.
+function residentSlim(bin, log) {
+  let child = null;
+  let starts = 0;
+  let seq = 0;
+  const pending = new Map();
+  let decoder = null;
+  let buf = "";
+  const settleAll = (value) => {
+    for (const [, p] of pending) p(value);
+    pending.clear();
+  };
+  const stop = (why) => {
+    const c = child;
+    child = null;
+    settleAll({ gone: true });
+    if (c) {
+      if (why) log("info", `resident slim stopped: ${why}`, {});
+      killTree(c);
+    }
+  };
+  const start = () => {
+    if (starts >= SERVE_MAX_STARTS) return null;
+    starts++;
+    let c;
+    try {
+      c = spawn(bin, ["hook", "serve"], { cwd: process.cwd(), shell: false, windowsHide: true, detached: GROUPS, stdio: ["pipe", "pipe", "pipe"] });
+    } catch (e) {
+      log("info", `resident slim could not start (${e}); one process per call`, {});
+      starts = SERVE_MAX_STARTS;
+      return null;
+    }
+    decoder = new StringDecoder("utf8");
+    buf = "";
+    let errText = "";
+    c.stdout.on("data", (b) => {
+      if (child !== c) return;
+      buf += decoder.write(b);
+      if (buf.length > MAX_STDOUT_BYTES) {
+        stop("it printed too much");
+        return;
+      }
+      let nl;
+      while ((nl = buf.indexOf("\n")) >= 0) {
+        const line = buf.slice(0, nl);
+        buf = buf.slice(nl + 1);
+        let reply;
+        try {
+          reply = JSON.parse(line);
+        } catch {
+          stop("it printed a line that is not JSON");
+          return;
+        }
+        const p = isPlainObject(reply) ? pending.get(reply.id) : undefined;
+        if (!p) continue;
+        pending.delete(reply.id);
+        if (isPlainObject(reply.answer)) p({ answer: reply.answer });
+        else if (isPlainObject(reply.error)) p({ failure: `slim refused the request (${reply.error.code}): ${reply.error.message}` });
+        else p({ failure: "slim's resident answer has neither answer nor error" });
+      }
+    });
+    c.stderr.on("data", (b) => {
+      if (errText.length < MAX_STDERR_BYTES) errText += b.toString("utf8");
+    });
+    for (const st of [c.stdin, c.stdout, c.stderr]) {
+      st.on("error", () => {
+        // the exit says the rest
+      });
+      if (typeof st.unref === "function") st.unref();
+    }
+    c.on("error", () => {
+      if (child === c) stop("it could not run");
+    });
+    c.on("exit", (code, signal) => {
+      if (child !== c) return;
+      child = null;
+      settleAll({ gone: true });
+      log("info", `resident slim exited (${code === null ? signal : code})${errText ? ": " + errText.trim().slice(0, 500) : ""}`, {});
+    });
+    // The host may exit whenever it is done: the resident slim does not
+    // keep it alive, and leaves when its input closes.
+    if (typeof c.unref === "function") c.unref();
+    child = c;
+    return c;
+  };
+  return {
+    call(phase, body, limitMs) {
+      if (body.length > SERVE_MAX_BYTES) return Promise.resolve({ gone: true });
+      const c = child || start();
+      if (!c) return Promise.resolve({ gone: true });
+      const id = ++seq;
+      return new Promise((resolve) => {
+        const timer = setTimeout(() => {
+          if (!pending.has(id)) return;
+          pending.delete(id);
+          resolve({ failure: "slim timed out and was killed" });
+          stop("a request timed out");
+        }, limitMs);
+        pending.set(id, (v) => {
+          clearTimeout(timer);
+          resolve(v);
+        });
+        try {
+          c.stdin.write(`{"id":${id},"phase":${JSON.stringify(phase)},"request":${body}}\n`);
+        } catch {
+          pending.delete(id);
+          clearTimeout(timer);
+          resolve({ gone: true });
+        }
+      });
+    },
+    close() {
+      stop("");
+    },
+  };
+}
+
 // converse runs one `slim hook apply`, a conversation of JSON lines: it
 // writes input (the request line) and keeps slim's stdin open. When slim's
 // first line arrives, onFirst gets it parsed and resolves with the reply
@@ -856,6 +991,11 @@ export const SlimPlugin = async (input) => {
   if (!plan.needs) log("info", `${plan.reason}; every tool call runs every phase`, { bin });
   const needs = plan.needs || (() => true);
 
+  // The resident slim answers the hook phases without a process per call,
+  // when this slim offers it and SLIM_SERVE is not 0.
+  const serveOff = ["0", "false", "no", "off"].includes((process.env.SLIM_SERVE || "").trim().toLowerCase());
+  const resident = !serveOff && Array.isArray(probe.answer.features) && probe.answer.features.includes("serve") ? residentSlim(bin, log) : null;
+
   const host = () => ({
     flavor: "v1",
     platform: process.platform,
@@ -874,10 +1014,18 @@ export const SlimPlugin = async (input) => {
     } catch (e) {
       return { failure: `the request could not be encoded (${e})` };
     }
-    const result = await run(bin, ["hook", phase], body, timeoutMs());
-    const parsed = parseAnswer(result);
-    if (!parsed.answer) return { failure: parsed.reason, stderr: parsed.stderr };
-    const answer = parsed.answer;
+    let answer;
+    const served = resident ? await resident.call(phase, body, timeoutMs()) : { gone: true };
+    if (served.gone) {
+      const result = await run(bin, ["hook", phase], body, timeoutMs());
+      const parsed = parseAnswer(result);
+      if (!parsed.answer) return { failure: parsed.reason, stderr: parsed.stderr };
+      answer = parsed.answer;
+    } else if (served.failure) {
+      return { failure: served.failure };
+    } else {
+      answer = served.answer;
+    }
     if (answer.v !== PROTOCOL) return { failure: `slim answered with protocol version ${JSON.stringify(answer.v)}` };
     if (Array.isArray(answer.notes) && answer.notes.length > 0) {
       log("info", "slim notes", { phase, tool: request.tool, notes: answer.notes });
@@ -1252,6 +1400,7 @@ export const SlimPlugin = async (input) => {
 
     dispose: async () => {
       if (reg.get(directory) === owner) reg.delete(directory);
+      if (resident) resident.close();
     },
   };
 };

@@ -624,6 +624,8 @@ test("phase table: missing or unusable, every tool call runs every phase", async
 test("real slim with its phase table: a bash call runs slim once, and the 6th identical read is still refused before it runs", async () => {
   const log = path.join(work, "real-spawns.log");
   process.env.SLIM_BIN = fakeSlim("real-counting", `printf '%s\\n' "$*" >> "${log}"\nexec "${realSlim}" "$@"`);
+  // One process per call: the resident slim (below) is off here.
+  process.env.SLIM_SERVE = "0";
   const dir = project();
   const hooks = await (await loadPlugin())(hostInput(dir));
   const results = [];
@@ -1437,4 +1439,90 @@ test("apply mode: a slim that hangs, dies or answers nonsense fails the call, wh
     await assert.rejects(hooks.tool.apply_patch.execute({ patchText: APPLY_PATCH }, ctx), want, name);
   }
   assert.deepEqual(snapshotFiles(dir, ["crlf.txt"]), before);
+});
+
+// ---- the resident slim ----
+
+// readsAndRefusal runs seven identical reads through the plugin's hooks and
+// returns one letter per read: . ran, N ran with the loop notice, R refused.
+async function readsAndRefusal(hooks, dir, session) {
+  const results = [];
+  for (let i = 1; i <= 7; i++) {
+    const args = { filePath: path.join(dir, "a.txt") };
+    const callID = `${session}_${i}`;
+    try {
+      await hooks["tool.execute.before"]({ tool: "read", sessionID: session, callID }, { args });
+    } catch (e) {
+      results.push(String(e.message).startsWith('Refusing to execute "read"') ? "R" : `error ${e.message}`);
+      continue;
+    }
+    const output = { output: "same content\n" };
+    await hooks["tool.execute.after"]({ tool: "read", sessionID: session, callID, args }, output);
+    results.push(output.output.includes("[REPEATED TOOL CALLS - STOP]") ? "N" : ".");
+  }
+  return results.join("");
+}
+
+function spawnLog(name) {
+  const log = path.join(work, `${name}.log`);
+  process.env.SLIM_BIN = fakeSlim(name, `printf '%s %s\\n' "$$" "$*" >> "${log}"\nexec "${realSlim}" "$@"`);
+  return () => (existsSync(log) ? readFileSync(log, "utf8").split("\n").filter(Boolean).map((l) => l.replace(/^\d+ /, "")) : []);
+}
+
+test("resident slim: every hook goes through one slim hook serve, with the same answers as a process per call", async () => {
+  const spawned = spawnLog("resident-counting");
+  const dir = project();
+  const hooks = await (await loadPlugin())(hostInput(dir));
+  assert.equal(await readsAndRefusal(hooks, dir, "ses_res"), "..NNNRR");
+  // apply_patch's check is served too: an outside patch is refused.
+  await assert.rejects(
+    hooks["tool.execute.before"]({ tool: "apply_patch", sessionID: "s", callID: "p1" }, { args: { patchText: "*** Begin Patch\n*** Add File: ../escape.txt\n+x\n*** End Patch" } }),
+    /^Error: apply_patch blocked: /,
+  );
+  await hooks.event({ event: { type: "session.deleted", properties: { info: { id: "ses_res" } } } });
+  assert.deepEqual(spawned(), ["version --json", "hook serve"]);
+  await hooks.dispose();
+});
+
+test("resident slim: when it dies the next calls run a process each and a new one starts; SLIM_SERVE=0 never starts it", { skip: process.platform === "win32" }, async () => {
+  const spawned = spawnLog("resident-dying");
+  const dir = project();
+  const hooks = await (await loadPlugin())(hostInput(dir));
+  await hooks["tool.execute.after"]({ tool: "bash", sessionID: "ses_d", callID: "b0", args: { command: "ls" } }, { output: "x" });
+  const pidLine = readFileSync(path.join(work, "resident-dying.log"), "utf8").split("\n").find((l) => l.endsWith(" hook serve"));
+  process.kill(Number(pidLine.split(" ")[0]), "SIGKILL");
+  await new Promise((r) => setTimeout(r, 200));
+  assert.equal(await readsAndRefusal(hooks, dir, "ses_dying"), "..NNNRR");
+  const lines = spawned();
+  assert.equal(lines.filter((l) => l === "hook serve").length, 2, "a new resident slim after the first died");
+  await hooks.dispose();
+
+  delete globalThis[REGISTRY_KEY];
+  const spawnedOff = spawnLog("resident-off");
+  process.env.SLIM_SERVE = "0";
+  const off = await (await loadPlugin())(hostInput(project()));
+  await off["tool.execute.after"]({ tool: "bash", sessionID: "ses_o", callID: "b1", args: { command: "ls" } }, { output: "x" });
+  assert.deepEqual(spawnedOff(), ["version --json", "hook after"]);
+});
+
+test("resident slim: a request it does not answer in time fails like a process that timed out, and it is replaced", { skip: process.platform === "win32" }, async () => {
+  // A slim whose resident form reads and never answers.
+  process.env.SLIM_BIN = fakeSlim(
+    "resident-hang",
+    `if [ "$1" = version ]; then exec "${realSlim}" "$@"; fi
+if [ "$2" = serve ]; then echo started >> "${path.join(work, "hang.log")}"; exec sleep 60; fi
+exec "${realSlim}" "$@"`,
+  );
+  process.env.SLIM_HOOK_TIMEOUT_MS = "400";
+  const dir = project();
+  const hooks = await (await loadPlugin())(hostInput(dir));
+  await assert.rejects(
+    hooks["tool.execute.before"]({ tool: "apply_patch", sessionID: "s", callID: "h1" }, { args: { patchText: "*** Begin Patch\n*** Add File: a.txt\n+x\n*** End Patch" } }),
+    /^Error: apply_patch blocked: slim could not check this call \(slim timed out and was killed\)/,
+  );
+  // A read passes after the same timeout (fail open), through a new resident slim.
+  const args = { filePath: path.join(dir, "a.txt") };
+  await hooks["tool.execute.before"]({ tool: "read", sessionID: "s", callID: "h2" }, { args });
+  assert.equal(readFileSync(path.join(work, "hang.log"), "utf8").split("\n").filter(Boolean).length, 2);
+  await hooks.dispose();
 });
