@@ -14,23 +14,17 @@
 package main
 
 import (
-	"bufio"
-	"bytes"
-	"context"
-	"encoding/json"
 	"flag"
 	"fmt"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"slices"
 	"strings"
 	"time"
 
+	"github.com/slimgate/slim/bench/internal/ochost"
 	fp "github.com/slimgate/slim/fixtures/fakeprovider"
 )
-
-const modelID = "gpt-5-fake" // a gpt- model: the host offers apply_patch
 
 var modes = []string{"host", "rewrite", "apply"}
 
@@ -142,103 +136,41 @@ func patchFor(k, n int) string {
 // runOnce sets up a fresh project in dir, runs the host once with calls
 // apply_patch calls, and returns each call's time.
 func runOnce(dir, opencode, slim, mode string, n, calls, lines int) ([]time.Duration, error) {
-	proj := filepath.Join(dir, "proj")
-	home := filepath.Join(dir, "home")
-	xdg := map[string]string{}
-	for _, k := range []string{"DATA", "CONFIG", "CACHE", "STATE"} {
-		xdg["XDG_"+k+"_HOME"] = filepath.Join(dir, "xdg", strings.ToLower(k))
-	}
-	for _, d := range []string{proj, home, filepath.Join(dir, "tmp"), filepath.Join(dir, "state")} {
-		if err := os.MkdirAll(d, 0o755); err != nil {
-			return nil, err
-		}
-	}
-	env := []string{
-		"PATH=" + os.Getenv("PATH"), "HOME=" + home, "TMPDIR=" + filepath.Join(dir, "tmp"), "LANG=C.UTF-8",
-		"SLIM_BIN=" + slim, "SLIM_STATE_DIR=" + filepath.Join(dir, "state"), "SLIM_PLUGIN_LOG=" + filepath.Join(dir, "plugin.log"),
-		"GIT_CONFIG_NOSYSTEM=1", "OPENCODE_DISABLE_AUTOUPDATE=1", "OPENCODE_DISABLE_MODELS_FETCH=1",
-		"OPENCODE_DISABLE_DEFAULT_PLUGINS=1", "OPENCODE_DISABLE_LSP_DOWNLOAD=1", "OPENCODE_DISABLE_SHARE=1",
-		"OPENCODE_DISABLE_CLAUDE_CODE=1", "OPENCODE_DISABLE_EXTERNAL_SKILLS=1",
-	}
-	for k, v := range xdg {
-		env = append(env, k+"="+v)
-		if err := os.MkdirAll(v, 0o755); err != nil {
-			return nil, err
-		}
-	}
-	// Without a seeded node_modules and lock file in every config folder
-	// the host tries to install its plugin package from the network.
-	for _, d := range []string{filepath.Join(proj, ".opencode"), filepath.Join(xdg["XDG_CONFIG_HOME"], "opencode")} {
-		if err := os.MkdirAll(filepath.Join(d, "node_modules"), 0o755); err != nil {
-			return nil, err
-		}
-		if err := os.WriteFile(filepath.Join(d, "package-lock.json"), []byte(`{"packages":{"":{"dependencies":{"@opencode-ai/plugin":"*"}}}}`+"\n"), 0o644); err != nil {
-			return nil, err
-		}
-	}
+	files := map[string]string{}
 	for i := 0; i < n; i++ {
-		if err := os.WriteFile(filepath.Join(proj, fmt.Sprintf("f%02d.txt", i)), []byte(fileText(i, 0, lines)), 0o644); err != nil {
-			return nil, err
-		}
+		files[fmt.Sprintf("f%02d.txt", i)] = fileText(i, 0, lines)
 	}
-	if out, err := command(proj, env, "git", "init", "-q"); err != nil {
-		return nil, fmt.Errorf("git init: %v: %s", err, out)
+	p, err := ochost.New(dir, slim, files)
+	if err != nil {
+		return nil, err
 	}
 	switch mode {
 	case "rewrite":
-		if out, err := command(proj, env, slim, "hooks", "install", "--opencode"); err != nil {
-			return nil, fmt.Errorf("install: %v: %s", err, out)
-		}
+		err = p.Install(slim)
 	case "apply":
-		if out, err := command(proj, env, slim, "hooks", "install", "--opencode", "--apply"); err != nil {
-			return nil, fmt.Errorf("install: %v: %s", err, out)
-		}
+		err = p.Install(slim, "--apply")
+	}
+	if err != nil {
+		return nil, err
 	}
 	var script []fp.Turn
 	for k := 0; k < calls; k++ {
 		script = append(script, fp.Calls(fp.Call("apply_patch", map[string]string{"patchText": patchFor(k, n)})))
 	}
 	script = append(script, fp.Text("done"))
-	srv, err := fp.Start(script, fp.Options{})
+	r, err := p.Run(opencode, script, 5*time.Minute)
 	if err != nil {
 		return nil, err
 	}
-	defer srv.Close()
-	cfg := map[string]any{
-		"$schema": "https://opencode.ai/config.json", "autoupdate": false, "share": "disabled",
-		"enabled_providers": []string{"fake"}, "model": "fake/" + modelID, "small_model": "fake/" + modelID,
-		"lsp": false, "formatter": false, "snapshot": false, "permission": map[string]any{"*": "allow"},
-		"provider": map[string]any{"fake": map[string]any{
-			"npm": "@ai-sdk/openai-compatible", "name": "fake",
-			"options": map[string]any{"baseURL": srv.BaseURL(), "apiKey": "dummy"},
-			"models":  map[string]any{modelID: map[string]any{"name": modelID, "tool_call": true, "limit": map[string]any{"context": 128000, "output": 4096}}},
-		}},
-	}
-	b, _ := json.Marshal(cfg)
-	if err := os.WriteFile(filepath.Join(proj, "opencode.json"), b, 0o644); err != nil {
-		return nil, err
-	}
-	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
-	defer cancel()
-	cmd := exec.CommandContext(ctx, opencode, "run", "--format", "json", "--title", "bench", "do it")
-	cmd.Dir, cmd.Env = proj, env
-	var stdout, stderr bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &stdout, &stderr
-	if err := cmd.Run(); err != nil {
-		os.WriteFile(filepath.Join(dir, "stderr.log"), stderr.Bytes(), 0o644)
-		return nil, fmt.Errorf("opencode run: %v", err)
-	}
-	ds, err := callTimes(stdout.Bytes())
+	ds, err := callTimes(r.Parts)
 	if err != nil {
-		os.WriteFile(filepath.Join(dir, "stdout.jsonl"), stdout.Bytes(), 0o644)
 		return nil, err
 	}
 	if len(ds) != calls {
-		os.WriteFile(filepath.Join(dir, "stdout.jsonl"), stdout.Bytes(), 0o644)
 		return nil, fmt.Errorf("%d apply_patch calls completed, want %d", len(ds), calls)
 	}
 	for i := 0; i < n; i++ {
-		got, err := os.ReadFile(filepath.Join(proj, fmt.Sprintf("f%02d.txt", i)))
+		got, err := os.ReadFile(p.Path(fmt.Sprintf("f%02d.txt", i)))
 		if err != nil || string(got) != fileText(i, calls, lines) {
 			return nil, fmt.Errorf("f%02d.txt is not as the patches say (%v)", i, err)
 		}
@@ -246,45 +178,18 @@ func runOnce(dir, opencode, slim, mode string, n, calls, lines int) ([]time.Dura
 	return ds, nil
 }
 
-// callTimes reads the completed apply_patch tool parts of a run's JSON
-// events: the time from running to result of each.
-func callTimes(stdout []byte) ([]time.Duration, error) {
+// callTimes returns the time of each apply_patch part of a run, from
+// running to result; every one must have succeeded.
+func callTimes(parts []ochost.Part) ([]time.Duration, error) {
 	var out []time.Duration
-	sc := bufio.NewScanner(bytes.NewReader(stdout))
-	sc.Buffer(make([]byte, 1<<20), 64<<20)
-	for sc.Scan() {
-		var ev struct {
-			Type string `json:"type"`
-			Part struct {
-				Tool  string `json:"tool"`
-				State struct {
-					Status string `json:"status"`
-					Output string `json:"output"`
-					Error  string `json:"error"`
-					Time   struct {
-						Start int64 `json:"start"`
-						End   int64 `json:"end"`
-					} `json:"time"`
-				} `json:"state"`
-			} `json:"part"`
-		}
-		if json.Unmarshal(sc.Bytes(), &ev) != nil || ev.Type != "tool_use" || ev.Part.Tool != "apply_patch" {
+	for _, part := range parts {
+		if part.Tool != "apply_patch" {
 			continue
 		}
-		st := ev.Part.State
-		if st.Status != "completed" || !strings.HasPrefix(st.Output, "Success.") {
-			return nil, fmt.Errorf("an apply_patch call did not succeed: %s %q", st.Status, st.Error+st.Output)
+		if part.Status != "completed" || !strings.HasPrefix(part.Output, "Success.") {
+			return nil, fmt.Errorf("an apply_patch call did not succeed: %s %q", part.Status, part.Error+part.Output)
 		}
-		if st.Time.Start == 0 || st.Time.End < st.Time.Start {
-			return nil, fmt.Errorf("an apply_patch part has no time: %+v", st.Time)
-		}
-		out = append(out, time.Duration(st.Time.End-st.Time.Start)*time.Millisecond)
+		out = append(out, part.Duration())
 	}
-	return out, sc.Err()
-}
-
-func command(dir string, env []string, name string, args ...string) ([]byte, error) {
-	cmd := exec.Command(name, args...)
-	cmd.Dir, cmd.Env = dir, env
-	return cmd.CombinedOutput()
+	return out, nil
 }
