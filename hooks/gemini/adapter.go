@@ -30,8 +30,8 @@ type Output struct {
 // Specific is hookSpecificOutput.
 type Specific struct {
 	HookEventName string `json:"hookEventName"`
-	// ToolInput holds the arguments to change (BeforeTool); Gemini CLI
-	// merges them over the call's own.
+	// ToolInput is the call's whole new input (BeforeTool): Gemini CLI
+	// builds the call from it alone.
 	ToolInput map[string]any `json:"tool_input,omitempty"`
 	// AdditionalContext is text appended for the model (AfterTool: the
 	// loop guard's notice).
@@ -192,20 +192,27 @@ func (a *Adapter) before(ctx context.Context, in *Input) Output {
 		}
 		return deny(msg)
 	case protocol.Mutate:
-		if changed := changedInput(in, resp.Args); len(changed) > 0 {
-			return Output{HookSpecificOutput: &Specific{HookEventName: BeforeTool, ToolInput: changed}}
+		if input, changed := newInput(in, resp.Args); changed {
+			return Output{HookSpecificOutput: &Specific{HookEventName: BeforeTool, ToolInput: input}}
 		}
 	}
 	return Output{}
 }
 
-// changedInput is the part of the dispatcher's new args that differs from
-// the call's, under Gemini CLI's names (a search's path is its dir_path):
-// Gemini CLI merges it over the call's arguments.
-func changedInput(in *Input, newArgs map[string]any) map[string]any {
+// newInput is the call's whole tool_input with the dispatcher's new args
+// applied under Gemini CLI's names (a search's path is its dir_path), and
+// whether any of them differs from the call's. The whole input, not only
+// the changed arguments: Gemini CLI 0.61.0 builds the call from
+// hookSpecificOutput.tool_input alone, so an argument left out would be
+// dropped.
+func newInput(in *Input, newArgs map[string]any) (map[string]any, bool) {
 	_, search := searchTools()[in.ToolName]
 	_, hadDir := in.ToolInput["dir_path"]
-	out := map[string]any{}
+	out := make(map[string]any, len(in.ToolInput)+len(newArgs))
+	for k, v := range in.ToolInput {
+		out[k] = v
+	}
+	changed := false
 	for k, v := range newArgs {
 		name := k
 		if search && hadDir && k == "path" {
@@ -215,8 +222,9 @@ func changedInput(in *Input, newArgs map[string]any) map[string]any {
 			continue
 		}
 		out[name] = v
+		changed = true
 	}
-	return out
+	return out, changed
 }
 
 // contain checks the target of a write tool. stop is true when the answer

@@ -115,8 +115,9 @@ func TestPassthroughAsks(t *testing.T) {
 }
 
 // A search whose dir_path is missing but exists under the session
-// directory is re-anchored, and the new path goes back as dir_path, the
-// only argument Gemini CLI is asked to change.
+// directory is re-anchored: the new path goes back as dir_path, in the
+// whole tool_input with every other argument as the call had it, since
+// Gemini CLI builds the call from the answer's tool_input alone.
 func TestSearchReanchoredAsDirPath(t *testing.T) {
 	p := newProject(t)
 	for _, tool := range []string{"glob", "grep_search"} {
@@ -129,8 +130,13 @@ func TestSearchReanchoredAsDirPath(t *testing.T) {
 			if out.Decision != "" || s == nil || s.HookEventName != BeforeTool {
 				t.Fatalf("answer %+v, want a tool_input change", out)
 			}
-			if want := filepath.Join(p.w.Root, "src"); len(s.ToolInput) != 1 || s.ToolInput["dir_path"] != want {
-				t.Fatalf("tool_input %v, want only dir_path %q", s.ToolInput, want)
+			want := map[string]any{}
+			for k, v := range in.ToolInput {
+				want[k] = v
+			}
+			want["dir_path"] = filepath.Join(p.w.Root, "src")
+			if got, _ := json.Marshal(s.ToolInput); string(got) != mustJSON(t, want) || len(want) < 2 {
+				t.Fatalf("tool_input %s, want the call's input with dir_path changed, %s", got, mustJSON(t, want))
 			}
 		})
 	}
@@ -232,4 +238,13 @@ func equal(a, b []bool) bool {
 		}
 	}
 	return true
+}
+
+func mustJSON(t *testing.T, v any) string {
+	t.Helper()
+	b, err := json.Marshal(v)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(b)
 }

@@ -12,8 +12,9 @@
 // Gemini CLI reads a hook's answer from stdout (stderr when stdout is
 // empty). JSON on exit 0 is the answer: decision "deny" (or "block") with
 // a reason refuses the call and shows the reason to the model; decision
-// "ask" asks the user; hookSpecificOutput.tool_input is merged over the
-// call's arguments; after the call hookSpecificOutput.additionalContext is
+// "ask" asks the user; hookSpecificOutput.tool_input becomes the call's
+// arguments (the whole input: Gemini CLI builds the call from it alone);
+// after the call hookSpecificOutput.additionalContext is
 // appended to what the model sees; systemMessage is shown to the user.
 // Plain text on exit 0 or 1 lets the call run, and plain text on any other
 // exit code refuses it, so slim always answers JSON with exit 0: a crash
