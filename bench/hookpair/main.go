@@ -3,15 +3,21 @@
 // loop guard's record), and before+after pairs for read, in a session with
 // 1,000 earlier calls, interleaved with a bare binary, and prints medians
 // and ratios. Given a second slim (BASE), it measures that one in the same
-// rounds, with state of its own, and prints the ratios of the two.
+// rounds, with state of its own, and prints the ratios of the two. It then
+// times the same read before and pair through one resident `slim hook
+// serve`, the way the plugin now sends them: one request line written, one
+// answer line read, no process started.
 //
 // Usage: hookpair BARE SLIM RUNS STATEFILE SHMDIR [BASESLIM]
 package main
 
 import (
+	"bufio"
 	"bytes"
 	"fmt"
+	"io"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strconv"
 	"time"
@@ -111,12 +117,19 @@ func main() {
 			fmt.Printf("session state after 1,000 calls at BASE: %d bytes\n", fi.Size())
 		}
 	}
-	var tBare, tBare2 []time.Duration
+	srv := startServe(slim, disk)
+	var tBare, tBare2, sTracked, sPair []time.Duration
 	for i := 0; i < n+3; i++ {
 		b := runIn("", bare, nil)
 		b2 := runIn("", bare, nil) + runIn("", bare, nil)
 		for _, s := range subjects {
 			s.round(i, i >= 3)
+		}
+		id, p := fmt.Sprint("s", i), fmt.Sprint("src/s", i, ".go")
+		st := srv.call("before", before("read", id+"t", p))
+		sp := srv.call("before", before("read", id, p)) + srv.call("after", after("read", id, p, fmt.Sprint("out ", i)))
+		if i >= 3 {
+			sTracked, sPair = append(sTracked, st), append(sPair, sp)
 		}
 		if i >= 3 { // the first three are warm-up
 			tBare, tBare2 = append(tBare, b), append(tBare2, b2)
@@ -140,6 +153,9 @@ func main() {
 			row("(b) "+s.name+"the same, state on tmpfs", ms, "vs bare pair: "+r(ms, mb2))
 		}
 	}
+	st, sp := timing.Median(sTracked), timing.Median(sPair)
+	row("(c) slim hook serve: before, read, 1,000 calls", st, "one request line and its answer, no process")
+	row("(c) slim hook serve: before+after read", sp, "vs bare pair: "+r(sp, mb2))
 	if len(subjects) > 1 {
 		now, base := subjects[0], subjects[1]
 		fmt.Printf("now / BASE: untouched before %s, read before %s, read pair %s\n",
@@ -147,4 +163,49 @@ func main() {
 			r(timing.Median(now.tracked), timing.Median(base.tracked)),
 			r(timing.Median(now.pair), timing.Median(base.pair)))
 	}
+}
+
+// server is one resident `slim hook serve`.
+type server struct {
+	in  io.WriteCloser
+	out *bufio.Reader
+	seq int
+}
+
+func startServe(slim, state string) *server {
+	cmd := exec.Command(slim, "hook", "serve")
+	cmd.Env = append(os.Environ(), "SLIM_STATE_DIR="+state)
+	in, err := cmd.StdinPipe()
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		os.Exit(1)
+	}
+	out, err := cmd.StdoutPipe()
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		os.Exit(1)
+	}
+	if err := cmd.Start(); err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		os.Exit(1)
+	}
+	return &server{in: in, out: bufio.NewReader(out)}
+}
+
+// call sends one request and waits for its answer, which must be a pass.
+func (s *server) call(phase string, req []byte) time.Duration {
+	s.seq++
+	frame := fmt.Sprintf(`{"id":%d,"phase":%q,"request":%s}`+"\n", s.seq, phase, req)
+	t0 := time.Now()
+	if _, err := io.WriteString(s.in, frame); err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		os.Exit(1)
+	}
+	line, err := s.out.ReadBytes('\n')
+	d := time.Since(t0)
+	if err != nil || !bytes.Contains(line, []byte(fmt.Sprintf(`{"id":%d,"answer":`, s.seq))) || !bytes.Contains(line, []byte(`"action":"pass"`)) {
+		fmt.Fprintf(os.Stderr, "unexpected resident answer: %s %v\n", line, err)
+		os.Exit(1)
+	}
+	return d
 }
