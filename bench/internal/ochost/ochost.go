@@ -116,6 +116,10 @@ func setupErr(err error) *Error {
 // and of slim): nothing of the caller's is inherited but PATH.
 func (p *Project) Env() []string { return append([]string(nil), p.env...) }
 
+// AddEnv adds KEY=value entries to the host's environment, for the runs
+// that follow.
+func (p *Project) AddEnv(kv ...string) { p.env = append(p.env, kv...) }
+
 // Path returns the absolute path of a slash-separated project-relative
 // file.
 func (p *Project) Path(rel string) string { return filepath.Join(p.Dir, filepath.FromSlash(rel)) }

@@ -30,7 +30,9 @@ func TestRunTimesTheHostAndReadsItsParts(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	p.AddEnv("SLIM_SERVE=0")
 	host := fakeHost(t, `[ "$1 $2 $3" = "run --format json" ] || exit 9
+[ "$SLIM_SERVE" = 0 ] || exit 7
 grep -q '"baseURL":"http://127.0.0.1:' opencode.json || exit 8
 echo '{"type":"tool_use","sessionID":"ses_x","part":{"tool":"read","callID":"c1","state":{"status":"completed","output":"ok","time":{"start":5,"end":7}}}}'
 `)

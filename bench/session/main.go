@@ -1,0 +1,156 @@
+// Command session measures what slim's OpenCode plugin costs a whole
+// session in the real host: one `opencode run` whose scripted model sends
+// 60 tool calls in 35 turns (19 of them of several parallel calls) of
+// read, grep, glob, bash (cheap commands), apply_patch (small edits that
+// succeed) and todowrite, against the scripted fake provider, which
+// answers at once, so the host's own work is all there is besides the
+// tools. Modes: no plugin, and the plugin as `slim hooks install
+// --opencode` writes it (default settings: one resident `slim hook serve`
+// answers the hooks); with -percall also the plugin with SLIM_SERVE=0 (one
+// slim process per hook call). The modes alternate, one session each at a
+// time, after -warmup sessions each that do not count.
+//
+// It prints the medians of the whole `opencode run` wall time, of its CPU
+// time (the host and every process it waited for), and of the sum of the
+// tool parts' times (the host's own record of each call, from running to
+// result, plugin hooks included), with the ratio to no plugin (goal: at
+// most 1.03); then the per-call median of each tool's parts per mode.
+// Every call must complete with the result it should have, every edit must
+// land, and with the plugin the plugin must log no problem, must keep its
+// resident slim (where it should have one), and slim must have counted the
+// session's last calls, or the program stops: a broken plugin must not
+// look fast.
+package main
+
+import (
+	"flag"
+	"fmt"
+	"os"
+	"path/filepath"
+	"time"
+
+	"github.com/slimgate/slim/bench/internal/ochost"
+	"github.com/slimgate/slim/bench/internal/timing"
+)
+
+// mode is one way of running the session.
+type mode struct {
+	name   string
+	short  string // for the ratio columns
+	plugin bool
+	env    []string // added to the host's environment
+}
+
+var (
+	noPlugin   = mode{name: "no plugin", short: "none"}
+	withPlugin = mode{name: "slim plugin", short: "plugin", plugin: true}
+	// perCall is the plugin without its resident slim: one slim process
+	// per hook call, as before `slim hook serve`.
+	perCall = mode{name: "SLIM_SERVE=0", short: "SERVE=0", plugin: true, env: []string{"SLIM_SERVE=0"}}
+)
+
+// sample is what one session measured.
+type sample struct {
+	wall, cpu, tools time.Duration
+	perTool          map[string][]time.Duration
+}
+
+func main() {
+	opencode := flag.String("opencode", "", "the OpenCode binary")
+	slim := flag.String("slim", "", "the slim binary")
+	runs := flag.Int("runs", 7, "sessions per mode")
+	warmup := flag.Int("warmup", 1, "sessions per mode run first and not counted")
+	keep := flag.Bool("keep", false, "keep every run's project and artifacts")
+	percall := flag.Bool("percall", false, "also run the plugin with SLIM_SERVE=0 (one slim process per hook call)")
+	flag.Parse()
+	if *opencode == "" || *slim == "" || *runs < 1 || *warmup < 0 {
+		fmt.Fprintln(os.Stderr, "usage: session -opencode BIN -slim BIN [-runs N] [-warmup N] [-keep]")
+		os.Exit(2)
+	}
+	for _, p := range []*string{opencode, slim} {
+		abs, err := filepath.Abs(*p)
+		if err != nil {
+			fatal("%v", err)
+		}
+		*p = abs
+	}
+	work, err := os.MkdirTemp("", "slim-bench-session-")
+	if err != nil {
+		fatal("%v", err)
+	}
+	if !*keep {
+		defer os.RemoveAll(work)
+	}
+
+	modes := []mode{noPlugin, withPlugin}
+	if *percall {
+		modes = append(modes, perCall)
+	}
+	samples := make([][]sample, len(modes))
+	n := 0
+	for round := 0; round < *warmup+*runs; round++ {
+		// Alternate which mode goes first from round to round.
+		for k := range modes {
+			m := (k + round) % len(modes)
+			n++
+			dir := filepath.Join(work, fmt.Sprintf("run%02d", n))
+			s, err := runOnce(dir, *opencode, *slim, modes[m])
+			if err != nil {
+				fatal("session %d (%s): %v (artifacts kept in %s)", n, modes[m].name, err, dir)
+			}
+			if round >= *warmup {
+				samples[m] = append(samples[m], s)
+			}
+			if !*keep {
+				os.RemoveAll(dir)
+			}
+		}
+	}
+	report(os.Stdout, newSession("/"), modes, samples, *runs, *warmup)
+}
+
+// runOnce makes a fresh project in dir, installs the plugin when asked,
+// runs the session once and checks it.
+func runOnce(dir, opencode, slim string, m mode) (sample, error) {
+	proj := filepath.Join(dir, "proj")
+	s := newSession(proj)
+	p, err := ochost.New(dir, slim, s.files)
+	if err != nil {
+		return sample{}, err
+	}
+	p.AddEnv(m.env...)
+	if m.plugin {
+		if err := p.Install(slim); err != nil {
+			return sample{}, err
+		}
+	}
+	r, err := p.Run(opencode, s.turns, 5*time.Minute)
+	if err != nil {
+		return sample{}, err
+	}
+	if err := check(s, p, r, m); err != nil {
+		return sample{}, err
+	}
+	out := sample{wall: r.Wall, cpu: r.CPU, perTool: map[string][]time.Duration{}}
+	for _, part := range r.Parts {
+		out.tools += part.Duration()
+		out.perTool[part.Tool] = append(out.perTool[part.Tool], part.Duration())
+	}
+	return out, nil
+}
+
+func fatal(format string, args ...any) {
+	fmt.Fprintf(os.Stderr, "bench/session: "+format+"\n", args...)
+	os.Exit(1)
+}
+
+func ms(d time.Duration) float64 { return float64(d) / float64(time.Millisecond) }
+
+// median is the median of ds, 0 when there is none (a tool no session
+// called).
+func median(ds []time.Duration) time.Duration {
+	if len(ds) == 0 {
+		return 0
+	}
+	return timing.Median(ds)
+}
