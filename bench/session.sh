@@ -12,7 +12,8 @@
 # per hook call). Prints medians of the `opencode run` wall time, its CPU
 # time and the sum of the tool parts' times (the host's own record of
 # each call, plugin hooks included), the ratios to no plugin (goal: within
-# 3%, ratio <= 1.03), and the per-call median of each tool. Every call
+# 3%, ratio <= 1.03) and the median of the ratios within each round, the
+# per-call median of each tool, and the load average. Every call
 # must complete as it should and every edit land, or it stops. Each
 # session takes 8-15 s on 2 cores. Needs the pinned host:
 # scripts/e2e-setup.sh installs it.

@@ -14,7 +14,9 @@
 // time (the host and every process it waited for), and of the sum of the
 // tool parts' times (the host's own record of each call, from running to
 // result, plugin hooks included), with the ratio to no plugin (goal: at
-// most 1.03); then the per-call median of each tool's parts per mode.
+// most 1.03) and the median of the ratios within each round (sessions run
+// next to each other, so a load that comes and goes moves it less); then
+// the per-call median of each tool's parts per mode, and the load average.
 // Every call must complete with the result it should have, every edit must
 // land, and with the plugin the plugin must log no problem, must keep its
 // resident slim (where it should have one), and slim must have counted the
@@ -27,6 +29,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strings"
 	"time"
 
 	"github.com/slimgate/slim/bench/internal/ochost"
@@ -86,6 +89,7 @@ func main() {
 	if *percall {
 		modes = append(modes, perCall)
 	}
+	loadBefore := loadAverage()
 	samples := make([][]sample, len(modes))
 	n := 0
 	for round := 0; round < *warmup+*runs; round++ {
@@ -107,6 +111,23 @@ func main() {
 		}
 	}
 	report(os.Stdout, newSession("/"), modes, samples, *runs, *warmup)
+	if la := loadAverage(); la != "" {
+		fmt.Printf("\nload average (1, 5, 15 min): %s at the start, %s at the end\n", loadBefore, la)
+	}
+}
+
+// loadAverage is the machine's load average where the system shows it
+// (Linux), else "".
+func loadAverage() string {
+	b, err := os.ReadFile("/proc/loadavg")
+	if err != nil {
+		return ""
+	}
+	f := strings.Fields(string(b))
+	if len(f) < 3 {
+		return ""
+	}
+	return strings.Join(f[:3], " ")
 }
 
 // runOnce makes a fresh project in dir, installs the plugin when asked,

@@ -54,7 +54,25 @@ func report(w io.Writer, s *session, modes []mode, samples [][]sample, runs, war
 		fmt.Fprintln(w, line+"   "+strings.Join(spans, " / "))
 		verdict = append(verdict, fmt.Sprintf("%s %s", row.name, met(ratio(meds[1], meds[0]))))
 	}
-	fmt.Fprintf(w, "goal, %s / %s <= %.2f: %s\n\n", modes[1].name, modes[0].name, goal, strings.Join(verdict, "; "))
+	fmt.Fprintf(w, "goal, %s / %s <= %.2f: %s\n", modes[1].name, modes[0].name, goal, strings.Join(verdict, "; "))
+	// Sessions of one round ran next to each other, so their ratio is
+	// less moved by a load that comes and goes than the ratio of medians.
+	for m := 1; m < len(modes); m++ {
+		var parts []string
+		for _, row := range rows {
+			var rs []float64
+			for i := range min(len(samples[0]), len(samples[m])) {
+				rs = append(rs, ratio(row.get(samples[m][i]), row.get(samples[0][i])))
+			}
+			if len(rs) == 0 {
+				continue
+			}
+			slices.Sort(rs)
+			parts = append(parts, fmt.Sprintf("%s %.3fx (%.3f-%.3f)", row.name, rs[len(rs)/2], rs[0], rs[len(rs)-1]))
+		}
+		fmt.Fprintf(w, "%s / %s within each round, median (range): %s\n", modes[m].name, modes[0].name, strings.Join(parts, "; "))
+	}
+	fmt.Fprintln(w)
 	fmt.Fprintf(w, "per call, median of the tool parts (ms)\n")
 	head = fmt.Sprintf("%-12s %6s", "tool", "calls")
 	for _, m := range modes {

@@ -26,6 +26,8 @@ func TestReportGivesMediansRatiosAndTheVerdict(t *testing.T) {
 		"1000-9000 / 1000-5000",
 		"opencode run, wall met; opencode run, CPU met; tool parts, sum missed",
 		"read             20           10           20        2.00x",
+		// rounds: 1122/1000, 1000/9000, 5000/1100
+		"slim plugin / no plugin within each round, median (range): opencode run, wall 1.122x (0.111-4.545)",
 	} {
 		if !strings.Contains(out, want) {
 			t.Errorf("the report lacks %q:\n%s", want, out)
