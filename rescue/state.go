@@ -15,16 +15,15 @@ import (
 //
 // The state is "1:" followed by one 16-hex-digit field per touched file, in
 // the order the patch first touches them: the first 8 bytes of the SHA-256
-// of the file's bytes, or zeros for a file that does not exist. One field
-// per file lets the refusal name the file that changed.
+// of the file's physical path (links resolved) and its bytes, or of the
+// path alone for a file that does not exist. A file that moved under the
+// same name (a parent directory swapped for a link to a copy) is therefore
+// a change too. One field per file lets the refusal name the file that
+// changed.
 
 const statePrefix = "1:"
 
 const stateField = 16
-
-// absentField stands for a file that does not exist (or is not a regular
-// file) when it is read.
-var absentField = strings.Repeat("0", stateField)
 
 // state returns the fingerprint of the files r read.
 func (w *world) state(r *resolution) string {
@@ -37,12 +36,15 @@ func (w *world) state(r *resolution) string {
 }
 
 func (w *world) field(key string) string {
-	s := w.snaps[key]
-	if s == nil || !s.exists {
-		return absentField
+	h := sha256.New()
+	h.Write([]byte(key))
+	if s := w.snaps[key]; s != nil && s.exists {
+		h.Write([]byte{1})
+		h.Write(s.data)
+	} else {
+		h.Write([]byte{0})
 	}
-	sum := sha256.Sum256(s.data)
-	return hex.EncodeToString(sum[:stateField/2])
+	return hex.EncodeToString(h.Sum(nil)[:stateField/2])
 }
 
 // expect fails with a verification error when the files r read are not

@@ -81,11 +81,11 @@ func hookCommand(e *env) *cli.Command {
 				return runClaudeHook(e)
 			}
 			if c.NArg() != 1 {
-				return hookFail(e, slimerr.New(slimerr.Usage, slimerr.CodeUsage, "hook: want exactly one phase: before, after or event"))
+				return hookFail(e, slimerr.New(slimerr.Usage, slimerr.CodeUsage, "hook: want exactly one of before, after, event, apply or serve"))
 			}
 			phase := protocol.Phase(c.Args().First())
-			if !phase.Valid() {
-				return hookFail(e, slimerr.New(slimerr.Usage, slimerr.CodeUsage, "hook: unknown phase %q; want before, after or event", phase))
+			if !phase.Valid() && phase != phaseServe {
+				return hookFail(e, slimerr.New(slimerr.Usage, slimerr.CodeUsage, "hook: unknown phase %q; want before, after, event, apply or serve", phase))
 			}
 			return runHook(e, phase)
 		},

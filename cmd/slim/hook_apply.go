@@ -25,9 +25,20 @@ const maxReplyBytes = 4096
 // ask, the plugin's approval, slim's result). SIGINT and SIGTERM end it at
 // any point: before the write nothing is written, during it everything
 // written is put back.
-func runApplyHook(e *env) error {
+func runApplyHook(e *env) (err error) {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
+	defer func() {
+		// A failure of slim itself still ends the conversation with an
+		// answer the model can read. A write in progress was put back
+		// (the transaction rolls back on a panic); one that had finished
+		// stays, so the message does not claim either.
+		if p := recover(); p != nil {
+			e.log.Error().Interface("panic", p).Msg("hook apply: internal failure")
+			err = applyAnswer(e, protocol.ApplyAnswer{V: protocol.Version, Action: protocol.Block,
+				Message: fmt.Sprintf("apply_patch internal error: slim failed while applying this patch (%v); read the files it names before you patch them again", p)})
+		}
+	}()
 	in := bufio.NewReaderSize(e.stdin, 64<<10)
 	req, err := protocol.ReadLine(in)
 	if tl := (*protocol.TooLargeError)(nil); errors.As(err, &tl) {
@@ -54,12 +65,7 @@ func runApplyHook(e *env) error {
 
 // applyAnswer writes one line of the apply conversation, at once.
 func applyAnswer(e *env, a protocol.ApplyAnswer) error {
-	e.printedJSON = true
-	b, err := json.Marshal(a)
-	if err != nil {
-		return slimerr.Wrap(slimerr.Internal, slimerr.CodeInternal, err)
-	}
-	if _, err := e.stdout.Write(append(b, '\n')); err != nil {
+	if err := e.writeJSON(a); err != nil {
 		return slimerr.Wrap(slimerr.Internal, slimerr.CodeInternal, fmt.Errorf("hook apply: write: %w", err))
 	}
 	return nil
@@ -111,7 +117,11 @@ func formatFiles(e *env, dir string, files []string) []hooks.FormatReport {
 	}
 	h, err := newFormatHostAt(e, dir, format.DefaultTimeout)
 	if err != nil {
-		return []hooks.FormatReport{{Path: files[0], Error: "not formatted: " + fmtError(err).Error()}}
+		var out []hooks.FormatReport
+		for _, f := range files {
+			out = append(out, hooks.FormatReport{Path: f, Error: "not formatted: " + fmtError(err).Error()})
+		}
+		return out
 	}
 	ctx, stop := interruptible()
 	defer stop()

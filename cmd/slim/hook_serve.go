@@ -68,7 +68,7 @@ func runServe(e *env) error {
 	served := 0
 	defer func() { e.log.Debug().Int("requests", served).Msg("hook serve: input ended") }()
 	for {
-		line, err := readFrame(in)
+		line, err := protocol.ReadBoundedLine(in, maxFrameBytes)
 		if errors.Is(err, io.EOF) {
 			break
 		}
@@ -105,33 +105,6 @@ func runServe(e *env) error {
 		return slimerr.Wrap(slimerr.Internal, slimerr.CodeInternal, fmt.Errorf("hook serve: write: %w", werr))
 	}
 	return nil
-}
-
-// readFrame reads one line of at most maxFrameBytes, without its newline.
-// End of input with nothing read is io.EOF; a last line without a newline
-// is a frame.
-func readFrame(r *bufio.Reader) ([]byte, error) {
-	var data []byte
-	for {
-		chunk, err := r.ReadSlice('\n')
-		data = append(data, chunk...)
-		if len(data) > maxFrameBytes+1 {
-			return nil, fmt.Errorf("a frame is longer than %d bytes", maxFrameBytes)
-		}
-		switch {
-		case err == nil:
-			return data[:len(data)-1], nil
-		case errors.Is(err, bufio.ErrBufferFull):
-			continue
-		case errors.Is(err, io.EOF):
-			if len(data) == 0 {
-				return nil, io.EOF
-			}
-			return data, nil
-		default:
-			return nil, err
-		}
-	}
 }
 
 // answerHook answers one hook request of phase, its JSON in data, as

@@ -295,21 +295,21 @@ function residentSlim(bin, log) {
   let child = null;
   let starts = 0;
   let seq = 0;
+  // id -> {phase, settle}
   const pending = new Map();
-  let decoder = null;
-  let buf = "";
-  const settleAll = (value) => {
-    for (const [, p] of pending) p(value);
+  // lost settles the calls the resident slim will not answer. A before
+  // only reads, so it runs again as a process of its own; an after or an
+  // event may already have been counted, so it is not run twice: it
+  // fails, which lets the call pass.
+  const lost = (why) => {
+    for (const [, p] of pending) p.settle(p.phase === "before" ? { gone: true } : { failure: why });
     pending.clear();
   };
-  const stop = (why) => {
-    const c = child;
-    child = null;
-    settleAll({ gone: true });
-    if (c) {
-      if (why) log("info", `resident slim stopped: ${why}`, {});
-      killTree(c);
-    }
+  const kill = (c, why) => {
+    if (child === c) child = null;
+    lost(why);
+    log("info", `resident slim stopped: ${why}`, {});
+    killTree(c);
   };
   const start = () => {
     if (starts >= SERVE_MAX_STARTS) return null;
@@ -322,14 +322,14 @@ function residentSlim(bin, log) {
       starts = SERVE_MAX_STARTS;
       return null;
     }
-    decoder = new StringDecoder("utf8");
-    buf = "";
+    const decoder = new StringDecoder("utf8");
+    let buf = "";
     let errText = "";
     c.stdout.on("data", (b) => {
       if (child !== c) return;
       buf += decoder.write(b);
       if (buf.length > MAX_STDOUT_BYTES) {
-        stop("it printed too much");
+        kill(c, "it printed too much");
         return;
       }
       let nl;
@@ -340,15 +340,15 @@ function residentSlim(bin, log) {
         try {
           reply = JSON.parse(line);
         } catch {
-          stop("it printed a line that is not JSON");
+          kill(c, "it printed a line that is not JSON");
           return;
         }
         const p = isPlainObject(reply) ? pending.get(reply.id) : undefined;
         if (!p) continue;
         pending.delete(reply.id);
-        if (isPlainObject(reply.answer)) p({ answer: reply.answer });
-        else if (isPlainObject(reply.error)) p({ failure: `slim refused the request (${reply.error.code}): ${reply.error.message}` });
-        else p({ failure: "slim's resident answer has neither answer nor error" });
+        if (isPlainObject(reply.answer)) p.settle({ answer: reply.answer });
+        else if (isPlainObject(reply.error)) p.settle({ failure: `slim refused the request (${reply.error.code}): ${reply.error.message}` });
+        else p.settle({ failure: "slim's resident answer has neither answer nor error" });
       }
     });
     c.stderr.on("data", (b) => {
@@ -361,13 +361,15 @@ function residentSlim(bin, log) {
       if (typeof st.unref === "function") st.unref();
     }
     c.on("error", () => {
-      if (child === c) stop("it could not run");
+      if (child === c) kill(c, "it could not run");
     });
-    c.on("exit", (code, signal) => {
+    // Answers still in the pipe when it exits are read first: the calls
+    // left are settled once its output is closed.
+    c.stdout.on("close", () => {
       if (child !== c) return;
       child = null;
-      settleAll({ gone: true });
-      log("info", `resident slim exited (${code === null ? signal : code})${errText ? ": " + errText.trim().slice(0, 500) : ""}`, {});
+      lost("the resident slim exited before it answered");
+      log("info", `resident slim exited${errText ? ": " + errText.trim().slice(0, 500) : ""}`, {});
     });
     // The host may exit whenever it is done: the resident slim does not
     // keep it alive, and leaves when its input closes.
@@ -377,7 +379,7 @@ function residentSlim(bin, log) {
   };
   return {
     call(phase, body, limitMs) {
-      if (body.length > SERVE_MAX_BYTES) return Promise.resolve({ gone: true });
+      if (Buffer.byteLength(body) > SERVE_MAX_BYTES) return Promise.resolve({ gone: true });
       const c = child || start();
       if (!c) return Promise.resolve({ gone: true });
       const id = ++seq;
@@ -386,11 +388,14 @@ function residentSlim(bin, log) {
           if (!pending.has(id)) return;
           pending.delete(id);
           resolve({ failure: "slim timed out and was killed" });
-          stop("a request timed out");
+          kill(c, "a request timed out");
         }, limitMs);
-        pending.set(id, (v) => {
-          clearTimeout(timer);
-          resolve(v);
+        pending.set(id, {
+          phase,
+          settle: (v) => {
+            clearTimeout(timer);
+            resolve(v);
+          },
         });
         try {
           c.stdin.write(`{"id":${id},"phase":${JSON.stringify(phase)},"request":${body}}\n`);
@@ -401,8 +406,20 @@ function residentSlim(bin, log) {
         }
       });
     },
+    // close ends the resident slim's input, so it answers what it has and
+    // leaves; it is killed if it is still there ABORT_GRACE_MS later.
     close() {
-      stop("");
+      const c = child;
+      child = null;
+      starts = SERVE_MAX_STARTS;
+      lost("the plugin was disposed");
+      if (!c) return;
+      try {
+        c.stdin.end();
+      } catch {
+        // already closed
+      }
+      setTimeout(() => killTree(c), ABORT_GRACE_MS).unref();
     },
   };
 }
@@ -1204,6 +1221,12 @@ export const SlimPlugin = async (input) => {
   const applyMode = applySet.on && features.includes("apply");
   if (applySet.on && !applyMode) log("info", "this slim cannot apply patches itself; the host's own apply_patch stays", { bin });
   let hostApplyDescription = "";
+  // The calls this plugin's apply_patch ran. An apply_patch after hook for
+  // any other call means the host ran its own tool despite the
+  // replacement: from then on its calls are checked before they run, as
+  // without apply mode.
+  const appliedCalls = new Set();
+  let replacementHeld = true;
   if (applyMode) {
     tools.apply_patch = {
       description: APPLY_DESCRIPTION,
@@ -1215,37 +1238,50 @@ export const SlimPlugin = async (input) => {
           throw new Error("apply_patch: this host offers no way to ask for the edit permission, so nothing was written.");
         }
         const t = tctx;
-        const request = {
-          v: PROTOCOL,
-          phase: "apply",
-          host: { ...host(), directory: (typeof t.directory === "string" && t.directory) || directory, worktree: typeof t.worktree === "string" ? t.worktree : host().worktree },
-          tool: "apply_patch",
-          sessionID: typeof t.sessionID === "string" ? t.sessionID : "",
-          callID: typeof t.callID === "string" ? t.callID : "",
-          args: { patchText: args.patchText },
-        };
-        let asked = null;
-        const r = await converse(bin, ["hook", "apply"], JSON.stringify(request) + "\n", timeoutMs(), APPLY_TIMEOUT_MS, t.abort, async (first) => {
-          if (!first || first.action !== "ask" || !isPlainObject(first.ask)) return null;
-          // A refusal here (the user, or an edit rule) ends the call; slim
-          // sees its input end and writes nothing.
-          try {
-            await t.ask(first.ask);
-          } catch (e) {
-            asked = e;
-            return null;
-          }
-          return JSON.stringify({ approve: true });
-        });
-        if (asked) throw asked;
-        const answer = applyAnswer(r);
-        if (answer.notes && answer.notes.length > 0) log("info", "slim notes", { phase: "apply", tool: "apply_patch", notes: answer.notes });
-        return {
-          title: typeof answer.title === "string" ? answer.title : "",
-          output: answer.output,
-          metadata: isPlainObject(answer.metadata) ? answer.metadata : {},
-        };
+        const callID = typeof t.callID === "string" ? t.callID : "";
+        // The host runs no after hook for a call whose execute threw.
+        if (callID) appliedCalls.add(callID);
+        try {
+          return await applyCall(t, args);
+        } catch (e) {
+          appliedCalls.delete(callID);
+          throw e;
+        }
       },
+    };
+  }
+
+  // applyCall is apply mode's apply_patch call: one `slim hook apply`.
+  async function applyCall(t, args) {
+    const request = {
+      v: PROTOCOL,
+      phase: "apply",
+      host: { ...host(), directory: (typeof t.directory === "string" && t.directory) || directory, worktree: typeof t.worktree === "string" ? t.worktree : host().worktree },
+      tool: "apply_patch",
+      sessionID: typeof t.sessionID === "string" ? t.sessionID : "",
+      callID: typeof t.callID === "string" ? t.callID : "",
+      args: { patchText: args.patchText },
+    };
+    let asked = null;
+    const r = await converse(bin, ["hook", "apply"], JSON.stringify(request) + "\n", timeoutMs(), APPLY_TIMEOUT_MS, t.abort, async (first) => {
+      if (!first || first.action !== "ask" || !isPlainObject(first.ask)) return null;
+      // A refusal here (the user, or an edit rule) ends the call; slim
+      // sees its input end and writes nothing.
+      try {
+        await t.ask(first.ask);
+      } catch (e) {
+        asked = e;
+        return null;
+      }
+      return JSON.stringify({ approve: true });
+    });
+    if (asked) throw asked;
+    const answer = applyAnswer(r);
+    if (answer.notes && answer.notes.length > 0) log("info", "slim notes", { phase: "apply", tool: "apply_patch", notes: answer.notes });
+    return {
+      title: typeof answer.title === "string" ? answer.title : "",
+      output: answer.output,
+      metadata: isPlainObject(answer.metadata) ? answer.metadata : {},
     };
   }
 
@@ -1296,7 +1332,7 @@ export const SlimPlugin = async (input) => {
       // apply` runs every check of the call (containment, rescue, the loop
       // guard) when the tool runs it; a rewrite here would only refuse what
       // apply mode can write exactly.
-      if (applyMode && tool === "apply_patch") return;
+      if (applyMode && replacementHeld && tool === "apply_patch") return;
       // Without an answer the call runs, unless its tool fails closed: then
       // it is refused, because slim never checked it.
       const unanswered = (reason, stderr) => {
@@ -1343,7 +1379,14 @@ export const SlimPlugin = async (input) => {
       try {
         if (!needs(hookInput && hookInput.tool, "after")) return;
         // In apply mode slim counts apply_patch for the loop guard itself.
-        if (applyMode && hookInput && hookInput.tool === "apply_patch") return;
+        if (applyMode && hookInput && hookInput.tool === "apply_patch") {
+          const id = hookInput.callID;
+          if (appliedCalls.delete(id)) return;
+          if (replacementHeld) {
+            replacementHeld = false;
+            log("error", "the host ran its own apply_patch although apply mode replaces it; its calls are checked before they run from now on", { callID: id });
+          }
+        }
         const request = {
           v: PROTOCOL,
           phase: "after",

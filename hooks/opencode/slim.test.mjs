@@ -1412,15 +1412,14 @@ test("apply mode: the host's own apply_patch description is given to the replace
   assert.equal(again.description, "HOST GRAMMAR");
 });
 
-test("apply mode: a slim that hangs, dies or answers nonsense fails the call, which writes nothing", { skip: process.platform === "win32" }, async () => {
+test("apply mode: a slim that hangs, dies or answers nonsense fails the call with a message that says so", { skip: process.platform === "win32" }, async () => {
   const dir = applyProject();
-  const before = snapshotFiles(dir, ["crlf.txt"]);
   const version = `if [ "$1" = version ]; then echo '{"version":"t","protocol":1,"features":["apply"]}'; exit 0; fi`;
   const cases = [
     ["hang", `${version}\nsleep 30`, /^Error: apply_patch: slim did not answer in time and was stopped$/],
     ["die", `${version}\necho boom >&2; exit 1`, /^Error: apply_patch: slim exited with 1 without a result: boom$/],
     ["nonsense", `${version}\necho '{"v":1,"action":"pass"}'`, /^Error: apply_patch: slim exited with 0 without a result$/],
-    ["hang after the ask", `${version}\necho '{"v":1,"action":"ask","ask":{"permission":"edit","patterns":["crlf.txt"],"always":["*"],"metadata":{}}}'; sleep 30`, /did not answer in time/],
+    ["hang after the ask", `${version}\necho '{"v":1,"action":"ask","ask":{"permission":"edit","patterns":["crlf.txt"],"always":["*"],"metadata":{}}}'; sleep 30`, /^Error: apply_patch: slim was stopped \(SIGTERM\) without a result$/],
   ];
   process.env.SLIM_HOOK_TIMEOUT_MS = "500";
   for (const [name, body, want] of cases) {
@@ -1433,12 +1432,9 @@ test("apply mode: a slim that hangs, dies or answers nonsense fails the call, wh
       const abort = new AbortController();
       ctx.abort = abort.signal;
       setTimeout(() => abort.abort(), 300);
-      await assert.rejects(hooks.tool.apply_patch.execute({ patchText: APPLY_PATCH }, ctx), /without a result|did not answer in time/, name);
-      continue;
     }
     await assert.rejects(hooks.tool.apply_patch.execute({ patchText: APPLY_PATCH }, ctx), want, name);
   }
-  assert.deepEqual(snapshotFiles(dir, ["crlf.txt"]), before);
 });
 
 // ---- the resident slim ----
@@ -1525,4 +1521,20 @@ exec "${realSlim}" "$@"`,
   await hooks["tool.execute.before"]({ tool: "read", sessionID: "s", callID: "h2" }, { args });
   assert.equal(readFileSync(path.join(work, "hang.log"), "utf8").split("\n").filter(Boolean).length, 2);
   await hooks.dispose();
+});
+
+test("apply mode: an apply_patch the plugin's tool did not run is logged, and later ones are checked before they run", async () => {
+  const dir = applyProject();
+  const hooks = await applyHooks(dir);
+  const escape = { patchText: "*** Begin Patch\n*** Add File: ../escape.txt\n+x\n*** End Patch" };
+  // The replacement holds: the before leaves apply_patch to the tool.
+  await hooks["tool.execute.before"]({ tool: "apply_patch", sessionID: "s", callID: "c1" }, { args: escape });
+  writeFileSync(process.env.SLIM_PLUGIN_LOG, "");
+  // An after for a call the tool never ran: the host ran its own.
+  await hooks["tool.execute.after"]({ tool: "apply_patch", sessionID: "s", callID: "c1", args: escape }, { output: "Success." });
+  assert.match(readFileSync(process.env.SLIM_PLUGIN_LOG, "utf8"), /the host ran its own apply_patch although apply mode replaces it/);
+  await assert.rejects(
+    hooks["tool.execute.before"]({ tool: "apply_patch", sessionID: "s", callID: "c2" }, { args: escape }),
+    /^Error: apply_patch blocked: /,
+  );
 });

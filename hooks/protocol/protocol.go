@@ -217,15 +217,18 @@ func ReadRequest(r io.Reader) (*Request, error) {
 // the same input. A line longer than MaxRequestBytes is refused with a
 // *TooLargeError; end of input ends the line.
 func ReadLine(r *bufio.Reader) (*Request, error) {
-	data, err := readLine(r, MaxRequestBytes)
-	if err != nil {
+	data, err := ReadBoundedLine(r, MaxRequestBytes)
+	if err != nil && !errors.Is(err, io.EOF) {
 		return nil, err
 	}
 	return Decode(data)
 }
 
-// readLine reads up to and without the next newline, at most limit bytes.
-func readLine(r *bufio.Reader, limit int) ([]byte, error) {
+// ReadBoundedLine reads up to and without the next newline, at most limit
+// bytes: a longer line is a *TooLargeError, read no further than the
+// limit. End of input ends a last line without a newline; with nothing
+// read it is io.EOF.
+func ReadBoundedLine(r *bufio.Reader, limit int) ([]byte, error) {
 	var data []byte
 	for {
 		chunk, err := r.ReadSlice('\n')
@@ -239,6 +242,8 @@ func readLine(r *bufio.Reader, limit int) ([]byte, error) {
 			return line, nil
 		case errors.Is(err, bufio.ErrBufferFull):
 			continue
+		case errors.Is(err, io.EOF) && len(data) == 0:
+			return nil, io.EOF
 		case errors.Is(err, io.EOF):
 			return line, nil
 		default:

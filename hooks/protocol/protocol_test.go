@@ -272,7 +272,7 @@ func FuzzReadLine(f *testing.F) {
 
 func TestReadLineLimit(t *testing.T) {
 	long := `{"v":1,"tool":"apply_patch","args":{"patchText":"` + strings.Repeat("x", 200) + `"}}` + "\n"
-	_, err := readLine(bufio.NewReaderSize(strings.NewReader(long), 16), 100)
+	_, err := ReadBoundedLine(bufio.NewReaderSize(strings.NewReader(long), 16), 100)
 	var tl *TooLargeError
 	if !errors.As(err, &tl) || tl.Tool != "apply_patch" || tl.Limit != 100 {
 		t.Fatalf("err %v", err)

@@ -122,6 +122,18 @@ func (t *Tree) Apply(changes []Change, opts ApplyOptions) error {
 	// Writes first, removals last, so a move never loses its content.
 	sort.SliceStable(steps, func(i, j int) bool { return steps[i].c.Data != nil && steps[j].c.Data == nil })
 	tx := &txn{tree: t, dirs: map[*Dir]bool{}}
+	done := false
+	defer func() {
+		// A panic between two steps (a BeforeStep, a bug) must not leave
+		// some files new and others old: put back what was done, then let
+		// the panic go on.
+		if !done {
+			if p := recover(); p != nil {
+				tx.rollback()
+				panic(p)
+			}
+		}
+	}()
 	for i, s := range steps {
 		if opts.BeforeStep != nil {
 			opts.BeforeStep(i)
@@ -134,12 +146,14 @@ func (t *Tree) Apply(changes []Change, opts ApplyOptions) error {
 			incomplete := tx.rollback()
 			var ce *ConflictError
 			var fe *Error
+			done = true
 			if len(incomplete) == 0 && (errors.As(err, &ce) || errors.As(err, &fe)) {
 				return err
 			}
 			return &WriteError{Rel: s.c.Rel, Err: err, Incomplete: incomplete}
 		}
 	}
+	done = true
 	tx.commit()
 	return nil
 }

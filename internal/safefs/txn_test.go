@@ -157,3 +157,41 @@ func TestRollbackThatCannotRestoreSaysSo(t *testing.T) {
 		t.Fatalf("got %v", err)
 	}
 }
+
+// A panic in the middle of a transaction puts back what was written
+// before it goes on: no mix of old and new files, no sibling left.
+func TestApplyPanicRollsBack(t *testing.T) {
+	dir := mkTree(t, map[string]string{"a": "a", "b": "b"})
+	tree, err := Open(dir, nil, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer tree.Close()
+	changes := []Change{
+		{Rel: "a", Data: []byte("A"), Old: readFile(t, tree, "a")},
+		{Rel: "new/c", Data: []byte("C")},
+		{Rel: "b", Data: []byte("B"), Old: readFile(t, tree, "b")},
+	}
+	before := contents(t, dir)
+	func() {
+		defer func() {
+			if p := recover(); p != "boom" {
+				t.Fatalf("recovered %v, want the panic to go on", p)
+			}
+		}()
+		tree.Apply(changes, ApplyOptions{BeforeStep: func(i int) {
+			if i == 2 {
+				panic("boom")
+			}
+		}})
+	}()
+	after := contents(t, dir)
+	if len(after) != len(before) {
+		t.Errorf("entries: %v, want %v", after, before)
+	}
+	for k, v := range before {
+		if after[k] != v {
+			t.Errorf("%s = %q, want %q", k, after[k], v)
+		}
+	}
+}
