@@ -175,3 +175,105 @@ func TestLookalikeNewRescues(t *testing.T) {
 		},
 	})
 }
+
+// TestLookalikeStrongStepsWhichRivalsCount pins which look-alikes stop the
+// indentation, edited-edge and already-applied steps. A look-alike stops
+// them when it could be the place meant: framed by the chunk's context
+// (the meant place, the lines the chunk changes rewritten since), a place
+// another rescue step would take on its own, or, against an edited edge,
+// a place as close as the accepted one. A similar block that differs from
+// the author's lines in a way no step accepts does not stop them.
+func TestLookalikeStrongStepsWhichRivalsCount(t *testing.T) {
+	const a = "func a() {\n\tx := 1\n\ty := 2\n\tz := 30\n\tw := 4\n\tv := 5\n}\n"
+	const change = "*** Begin Patch\n*** Update File: f.txt\n@@\n \tx := 1\n \ty := 2\n-\tz := 3\n+\tz := 30\n \tw := 4\n \tv := 5\n*** End Patch\n"
+	// The Fatal check of the second block was rewritten by someone else,
+	// and the first block's last line reads like the patch's last line.
+	const checks = "\tif err != nil {\n\t\tt.Fatal(err)\n\t} else if k.IsZero() == 1 {\n\t\tt.Error(\"k is zero\")\n\t} else if p.Bytes()[0] != 4 {\n\t\tt.Error(\"p is infinity\")\n\t}\n\tif loopCount == 0 {\n\t\tt.Error(\"overflow was not rejected\")\n\t}\n" +
+		"\tif err != nil {\n\t\tchanged() // was: t.Fatal(err)\n\t} else if k.IsZero() == 1 {\n\t\tt.Error(\"k is zero\")\n\t} else if p.Bytes()[0] != 4 {\n\t\tt.Error(\"p is infinity\")\n\t}\n\tif loopCount == 0 {\n\t\tt.Error(\"zero was not rejected\")\n\t}\n"
+	runLookalike(t, []lookalikeCase{
+		{
+			// The author meant b, to change z as a already has it; someone
+			// rewrote b's z since. The new lines stand at a, but b is
+			// framed by the chunk's context: the change is not known to
+			// be made.
+			name:  "already applied: the meant place rewritten, the new lines at a similar block",
+			file:  a + "func b() {\n\tx := 1\n\ty := 2\n\tz := someoneElse()\n\tw := 4\n\tv := 5\n}\n",
+			patch: change,
+		},
+		{
+			// The indentation step would place the chunk at a (one more
+			// tab), but b keeps the author's indentation and only a kept
+			// line differs there: LCS would place it at b.
+			name:  "indentation: another step would place the chunk at the look-alike",
+			file:  "func a() {\n\t\tx := 1\n\t\ty := 2\n\t\tz := 3\n\t\tw := 4\n\t\tv := 5\n}\nfunc b() {\n\tx := 1\n\ty := 2\n\tz := 3\n\tw := 44\n\tv := 5\n}\n",
+			patch: change,
+		},
+		{
+			// As above, but at b someone appended a comment to the first
+			// line: the edited-edge step would place the chunk there.
+			name:  "indentation: the look-alike is the chunk with an edited first line",
+			file:  "func a() {\n\t\tx := 1\n\t\ty := 2\n\t\tz := 3\n\t\tw := 4\n\t\tv := 5\n}\nfunc b() {\n\tx := 1 // note\n\ty := 2\n\tz := 3\n\tw := 4\n\tv := 5\n}\n",
+			patch: change,
+		},
+		{
+			// The change is made at the end of the file, and the lines the
+			// chunk expects stand re-indented at the top. With no context
+			// after the change there is no frame: the agreement of every
+			// line apart from whitespace is what refuses it.
+			name:  "already applied at the end: the expected lines stand re-indented elsewhere",
+			file:  "  a := 1\n  b := 2\n  c := 3\n  old()\nsep\na := 1\nb := 2\nc := 3\nNEW()\n",
+			patch: "*** Begin Patch\n*** Update File: f.txt\n@@\n a := 1\n b := 2\n c := 3\n-old()\n+NEW()\n*** End of File\n*** End Patch\n",
+		},
+		{
+			// The edited-edge step would take the first block (its last
+			// line reads like the patch's), but the second, meant block
+			// differs in one line too: its first line was rewritten.
+			name: "edited edge: a look-alike as close as the accepted place",
+			file: checks,
+			patch: "*** Begin Patch\n*** Update File: f.txt\n@@\n \t\tt.Fatal(err)\n \t} else if k.IsZero() == 1 {\n \t\tt.Error(\"k is zero\")\n-\t} else if p.Bytes()[0] != 4 {\n-\t\tt.Error(\"p is infinity\")\n" +
+				" \t}\n \tif loopCount == 0 {\n \t\tt.Error(\"zero was not rejected\")\n*** End Patch\n",
+		},
+	})
+	for _, tc := range []struct{ name, file, patch, want string }{
+		{
+			// b differs from the author's lines in w, a line the chunk
+			// keeps: it is not the place meant, so the change counts as
+			// made at a and the file is left as it is.
+			name:  "already applied: a similar block differs in a kept line",
+			file:  a + "func b() {\n\tx := 1\n\ty := 2\n\tz := 3\n\tq := 4\n\tv := 5\n}\n",
+			patch: change,
+			want:  a + "func b() {\n\tx := 1\n\ty := 2\n\tz := 3\n\tq := 4\n\tv := 5\n}\n",
+		},
+		{
+			// The author's copy had four spaces for each tab. a agrees
+			// apart from that; b agrees only in four of five lines, at
+			// the file's indentation, which no step accepts.
+			name:  "indentation: a similar block differs in a kept line",
+			file:  "func a() {\n\tx := 1\n\ty := 2\n\tz := 3\n\tw := 4\n\tv := 5\n}\nfunc b() {\n\tx := 1\n\ty := 2\n\tz := 3\n\tq := 4\n\tv := 5\n}\n",
+			patch: "*** Begin Patch\n*** Update File: f.txt\n@@\n     x := 1\n     y := 2\n-    z := 3\n+    z := 30\n     w := 4\n     v := 5\n*** End Patch\n",
+			want:  a + "func b() {\n\tx := 1\n\ty := 2\n\tz := 3\n\tq := 4\n\tv := 5\n}\n",
+		},
+		{
+			// Someone appended a comment to the first line. The second
+			// block differs in its last two lines, more than the accepted
+			// place does, and no step would place the chunk there.
+			name: "edited edge: a similar block differs in two lines",
+			file: "\ta := one() // edited by someone else\n\tb := two()\n\tc := three()\n\tr := old()\n\td := four()\n\te := five()\n\tf := six()\nsep\n" +
+				"\ta := one()\n\tb := two()\n\tc := three()\n\tr := old()\n\td := four()\n\te := other()\n\tf := another()\n",
+			patch: "*** Begin Patch\n*** Update File: f.txt\n@@\n \ta := one()\n \tb := two()\n \tc := three()\n-\tr := old()\n+\tr := updated()\n \td := four()\n \te := five()\n \tf := six()\n*** End Patch\n",
+			want: "\ta := one() // edited by someone else\n\tb := two()\n\tc := three()\n\tr := updated()\n\td := four()\n\te := five()\n\tf := six()\nsep\n" +
+				"\ta := one()\n\tb := two()\n\tc := three()\n\tr := old()\n\td := four()\n\te := other()\n\tf := another()\n",
+		},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			root := filepath.Join(t.TempDir(), "root")
+			writeTree(t, root, map[string][]byte{"f.txt": []byte(tc.file)})
+			if _, err := rescue.Process([]byte(tc.patch), rescue.Options{Directory: root, NoWorktree: true, Apply: true}); err != nil {
+				t.Fatalf("refused: %v", err)
+			}
+			if got := snapshot(t, root)["f.txt"]; got != tc.want {
+				t.Errorf("file %q, want %q", got, tc.want)
+			}
+		})
+	}
+}

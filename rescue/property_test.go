@@ -30,9 +30,10 @@ import (
 )
 
 var (
-	propSeed  = flag.Uint64("rescue.seed", 1, "seed for the property test's file sample, edits and drifts")
-	propFiles = flag.Int("rescue.files", 200, "number of Go distribution source files the property test samples (40 with -short)")
-	propDump  = flag.String("rescue.dump", "", "directory to write failing property cases into (patch, before, got, want)")
+	propSeed    = flag.Uint64("rescue.seed", 1, "seed for the property test's file sample, edits and drifts")
+	propFiles   = flag.Int("rescue.files", 200, "number of Go distribution source files the property test samples (40 with -short)")
+	propDump    = flag.String("rescue.dump", "", "directory to write failing property cases into (patch, before, got, want)")
+	propRefused = flag.String("rescue.refused", "", "directory to write the refused reindented, edited-edge and already-applied cases into (patch, disk, want, the refusal)")
 )
 
 // srcFile is one sampled source file.
@@ -293,6 +294,9 @@ func runCase(t *testing.T, c *drift.Case, dir string, st *kindStats, fail func(*
 		if c.Want == drift.MustApply {
 			fail(c, "refused, but the case must apply: %s", msg)
 		}
+		if *propRefused != "" && rescuedKind(c.Kind) {
+			writeCase(t, filepath.Join(*propRefused, fmt.Sprintf("%s-%04d", c.Kind, st.refused)), c, c.String()+"\n"+msg)
+		}
 	}
 
 	// Rewrite mode, then apply what it hands on.
@@ -399,17 +403,29 @@ func lineDiff(want, got string) string {
 	return "texts are equal"
 }
 
+// rescuedKind reports whether k is one of the drift kinds the newer
+// rescue steps are for, whose refusals -rescue.refused writes out.
+func rescuedKind(k drift.Kind) bool {
+	return k == drift.Reindented || k == drift.EditedEdge || k == drift.AlreadyApplied
+}
+
 // dumpCase writes a failing case to -rescue.dump, if set.
 func dumpCase(t *testing.T, c *drift.Case, n int, msg string) {
 	if *propDump == "" {
 		return
 	}
-	dir := filepath.Join(*propDump, fmt.Sprintf("case%03d", n))
+	writeCase(t, filepath.Join(*propDump, fmt.Sprintf("case%03d", n)), c, msg)
+}
+
+// writeCase writes one case into dir: the patch, the file as the author
+// read it, the file on disk, the expected result and msg.
+func writeCase(t *testing.T, dir string, c *drift.Case, msg string) {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		t.Logf("dump: %v", err)
 		return
 	}
 	os.WriteFile(filepath.Join(dir, "patch.txt"), []byte(c.Patch.Text), 0o644)
+	os.WriteFile(filepath.Join(dir, "view"), drift.Join(c.View), 0o644)
 	os.WriteFile(filepath.Join(dir, "disk"), c.DiskBytes(), 0o644)
 	os.WriteFile(filepath.Join(dir, "want"), c.Expected(), 0o644)
 	os.WriteFile(filepath.Join(dir, "failure.txt"), []byte(msg+"\n"), 0o644)

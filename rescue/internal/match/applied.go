@@ -110,7 +110,11 @@ func (v *FileView) placeAppliedAt(ch *patch.Chunk, lo int, pl *Placement, inner 
 	if inner >= 0 {
 		offLo, offHi = min(offLo, inner), max(offHi, inner)
 	}
-	if others, sure := v.lookalikes(oldKeys(ch.Lines), lo, offLo, offHi); len(others) > 0 || !sure {
+	others, sure := v.lookalikes(oldKeys(ch.Lines), lo, offLo, offHi)
+	if sure {
+		others = v.meantRivals(ch.Lines, others, offLo, offHi, p, rivalsApplied)
+	}
+	if len(others) > 0 || !sure {
 		// The change looks made here, but another place looks like the
 		// lines the chunk expects: that may be the place the author
 		// meant. Nothing may be placed at either.

@@ -142,6 +142,9 @@ func (v *FileView) placeEdge(ch *patch.Chunk, lo int, abs, body string, pl *Plac
 	c := found[0]
 	keys := oldKeys(lines)
 	others, sure := v.lookalikes(keys, lo, c.start, c.start)
+	if sure {
+		others = v.meantRivals(lines, others, c.start, c.start, c.start, rivalsEdge)
+	}
 	if len(others) == 0 && sure {
 		others = v.framedRivals(lines, c, lo)
 	}

@@ -262,7 +262,11 @@ func (v *FileView) placeIndent(ch *patch.Chunk, lines []patch.ChunkLine, lo int,
 			}
 		}
 	}
-	if others, sure := v.lookalikes(keys, lo, p, p); len(others) > 0 || !sure {
+	others, sure := v.lookalikes(keys, lo, p, p)
+	if sure {
+		others = v.meantRivals(lines, others, p, p, p, rivalsPlaceable)
+	}
+	if len(others) > 0 || !sure {
 		return nil, ambiguityError(PhaseIndent, "Indentation rescue was ambiguous", abs, body, sortedStarts(p, others))
 	}
 	mp := maps[0]
