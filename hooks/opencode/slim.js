@@ -295,6 +295,7 @@ function residentSlim(bin, log) {
   let child = null;
   let starts = 0;
   let seq = 0;
+  let closed = false;
   // id -> {phase, settle}
   const pending = new Map();
   // lost settles the calls the resident slim will not answer. A before
@@ -369,7 +370,7 @@ function residentSlim(bin, log) {
       if (child !== c) return;
       child = null;
       lost("the resident slim exited before it answered");
-      log("info", `resident slim exited${errText ? ": " + errText.trim().slice(0, 500) : ""}`, {});
+      if (!closed) log("info", `resident slim exited${errText ? ": " + errText.trim().slice(0, 500) : ""}`, {});
     });
     // The host may exit whenever it is done: the resident slim does not
     // keep it alive, and leaves when its input closes.
@@ -379,7 +380,7 @@ function residentSlim(bin, log) {
   };
   return {
     call(phase, body, limitMs) {
-      if (Buffer.byteLength(body) > SERVE_MAX_BYTES) return Promise.resolve({ gone: true });
+      if (closed || Buffer.byteLength(body) > SERVE_MAX_BYTES) return Promise.resolve({ gone: true });
       const c = child || start();
       if (!c) return Promise.resolve({ gone: true });
       const id = ++seq;
@@ -406,20 +407,21 @@ function residentSlim(bin, log) {
         }
       });
     },
-    // close ends the resident slim's input, so it answers what it has and
-    // leaves; it is killed if it is still there ABORT_GRACE_MS later.
+    // close ends the resident slim's input, so it answers the calls in
+    // flight and leaves; it is killed if it is still there ABORT_GRACE_MS
+    // later. Later calls run a process of their own.
     close() {
+      closed = true;
       const c = child;
-      child = null;
-      starts = SERVE_MAX_STARTS;
-      lost("the plugin was disposed");
       if (!c) return;
       try {
         c.stdin.end();
       } catch {
         // already closed
       }
-      setTimeout(() => killTree(c), ABORT_GRACE_MS).unref();
+      setTimeout(() => {
+        if (child === c) kill(c, "it did not leave after the plugin was disposed");
+      }, ABORT_GRACE_MS).unref();
     },
   };
 }
