@@ -168,9 +168,11 @@ func refusal(err error) (msg string, ok bool) {
 
 // minRescuedPercent is the share of the reindented, edited-edge and
 // already-applied cases that must apply. The rest is refused because
-// another place in the file looks like the chunk (the look-alike rule); on
-// seeds 1 and 2 that leaves 93 to 96% applied.
-const minRescuedPercent = 85
+// another place in the file could be the one the author meant (a
+// look-alike framed by the chunk's context, placeable by another step, or
+// as close as an edited edge); on seeds 1 to 7 that leaves 93 to 100%
+// applied.
+const minRescuedPercent = 92
 
 // kindStats counts outcomes for one drift kind.
 type kindStats struct {
