@@ -67,7 +67,7 @@ func (d *Dispatcher) Apply(ctx context.Context, req *protocol.Request, approve f
 	}
 	opts := d.patchOptions(req)
 	opts.Outside = rescue.OutsideBlock
-	opts.DryRunDiff = true
+	opts.DryRunDiff, opts.Report = true, true
 	dry, err := d.checkPatch(ctx, patch, opts)
 	if err != nil {
 		return applyBlock(patchMessage(err), "apply: refused in the dry run")

@@ -76,6 +76,12 @@ type Options struct {
 	Apply bool
 	// DryRunDiff computes Result.Diff and writes nothing.
 	DryRunDiff bool
+	// Report, with Apply or DryRunDiff, fills Result.Changes and
+	// Result.State: a per-file diff of everything written and a
+	// fingerprint of everything read, for a caller that shows the write or
+	// binds a later one to it. They cost a diff and a hash of every touched
+	// file, so a plain apply leaves them out.
+	Report bool
 	// Expect, with Apply, is the State of an earlier dry run of the same
 	// patch, typically the one a user approved: Apply writes nothing and
 	// fails with a verification error when any file the patch reads is not
@@ -117,11 +123,11 @@ type Result struct {
 	// Diff is the unified diff of what would be written (DryRunDiff only).
 	Diff string `json:"-"`
 	// Changes lists every file that is (Apply) or would be (DryRunDiff)
-	// written or removed, each with its own diff; absent in print mode.
+	// written or removed, each with its own diff (Options.Report only).
 	Changes []Change `json:"changes,omitempty"`
 	// State fingerprints the bytes of every file the patch read, in a
-	// dry run or an apply; passing it back as Options.Expect binds a later
-	// Apply to exactly those bytes.
+	// dry run or an apply (Options.Report only); passing it back as
+	// Options.Expect binds a later Apply to exactly those bytes.
 	State string `json:"state,omitempty"`
 }
 

@@ -12,9 +12,10 @@ import (
 // /dev/null for an added or deleted file, and "\ No newline at end of file"
 // where a side ends without one.
 
-func (w *world) unifiedDiff(r *resolution) string {
+// joinDiffs is the --dry-run --diff output: every change's diff in turn.
+func joinDiffs(changes []Change) string {
 	var b strings.Builder
-	for _, c := range w.changes(r) {
+	for _, c := range changes {
 		b.WriteString(c.Diff)
 	}
 	return b.String()

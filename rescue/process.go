@@ -169,10 +169,15 @@ check:
 			res.Decision, res.Changed = DecisionRewrite, true
 		}
 		res.NativeCheck.Message = "not run: slim writes the files itself"
-		res.State = w.state(r)
-		res.Changes = w.changes(r)
+		var changes []Change
+		if opts.Report || opts.DryRunDiff {
+			changes = w.changes(r)
+		}
+		if opts.Report {
+			res.State, res.Changes = w.state(r), changes
+		}
 		if opts.DryRunDiff {
-			res.Diff = w.unifiedDiff(r)
+			res.Diff = joinDiffs(changes)
 			return res, nil
 		}
 		applied := false

@@ -127,6 +127,7 @@ func runRescue(e *env, c *cli.Context) (*rescue.Result, error) {
 		Apply:       apply,
 		DryRunDiff:  dry && diff,
 		Expect:      c.String("expect"),
+		Report:      jsonMode(c) || c.Bool("format"),
 		Context:     ctx,
 	})
 }
