@@ -2,12 +2,8 @@ package e2e
 
 import (
 	"bytes"
-	"context"
-	"encoding/json"
-	"errors"
 	"fmt"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -77,11 +73,8 @@ func newClaudeProject(t *testing.T, files map[string]string) *claudeProject {
 
 // claudeRun is what one `claude -p` left behind.
 type claudeRun struct {
+	hookRun
 	provider *fakeanthropic.Server
-	stdout   string
-	stderr   string
-	exitErr  error
-	elapsed  time.Duration
 }
 
 // run starts `claude -p` in the project against a fake provider serving
@@ -94,78 +87,33 @@ func (p *claudeProject) run(script ...fp.Turn) *claudeRun {
 	if err != nil {
 		t.Fatal(err)
 	}
-	ctx, cancel := context.WithTimeout(context.Background(), claudeRunTimeout)
-	defer cancel()
-	cmd := exec.CommandContext(ctx, p.bin, "-p", "do it", "--output-format", "stream-json", "--verbose",
-		"--model", "claude-sonnet-4-5", "--no-session-persistence", "--strict-mcp-config",
-		"--allowedTools", "Read,Write,Edit,MultiEdit",
-		"--debug-file", filepath.Join(p.root, "claude-debug.log"))
-	cmd.Dir = p.dir
-	cmd.Env = append(p.env(), "ANTHROPIC_BASE_URL="+srv.BaseURL())
-	var stdout, stderr bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &stdout, &stderr
-	inOwnProcessGroup(cmd)
-	cmd.WaitDelay = 5 * time.Second
-	start := time.Now()
-	if err := cmd.Start(); err != nil {
-		srv.Close()
-		t.Fatalf("start claude: %v", err)
-	}
-	r := &claudeRun{provider: srv}
-	r.exitErr = cmd.Wait()
-	r.elapsed = time.Since(start)
-	_ = killGroup(cmd)
-	if err := srv.Close(); err != nil {
-		t.Errorf("fake provider: %v", err)
-	}
-	r.stdout, r.stderr = stdout.String(), stderr.String()
-	mustWrite(t, filepath.Join(p.root, "stdout.jsonl"), r.stdout)
-	mustWrite(t, filepath.Join(p.root, "stderr.log"), r.stderr)
-	var reqs strings.Builder
-	for _, q := range srv.Requests() {
-		line, _ := json.Marshal(q) // plain structs and raw JSON
-		reqs.Write(append(line, '\n'))
-	}
-	mustWrite(t, filepath.Join(p.root, "requests.jsonl"), reqs.String())
-	t.Logf("claude -p: %.1fs wall, %d requests, exit %v", r.elapsed.Seconds(), len(srv.Requests()), r.exitErr)
-	if errors.Is(ctx.Err(), context.DeadlineExceeded) {
-		t.Fatalf("claude -p did not finish within %s\n%s", claudeRunTimeout, p.diagnostics(r))
-	}
-	t.Cleanup(func() {
-		if t.Failed() {
-			t.Log(p.diagnostics(r))
-		}
-	})
-	return r
-}
-
-func (p *claudeProject) diagnostics(r *claudeRun) string {
-	var b strings.Builder
-	fmt.Fprintf(&b, "--- claude stdout (tail)\n%s\n--- claude stderr (tail)\n%s\n", tail(r.stdout, 4000), tail(r.stderr, 2000))
-	for _, q := range r.provider.Requests() {
-		fmt.Fprintf(&b, "--- request %d %s turn %d tools %d messages %d\n", q.Seq, q.Path, q.Turn, len(q.Tools), len(q.Messages))
-	}
-	for _, tr := range r.provider.ToolResults() {
-		fmt.Fprintf(&b, "--- result %s (%s, error %v): %s\n", tr.CallID, tr.Tool, tr.IsError, clip(tr.Content, 400))
-	}
-	if log, err := os.ReadFile(filepath.Join(p.root, "slim.log")); err == nil {
-		fmt.Fprintf(&b, "--- slim.log (tail)\n%s\n", tail(string(log), 3000))
-	}
-	if log, err := os.ReadFile(filepath.Join(p.root, "claude-debug.log")); err == nil {
-		fmt.Fprintf(&b, "--- claude debug log (tail)\n%s\n", tail(string(log), 4000))
-	}
-	return b.String()
+	hr := runHook(p.hookProject, hookCommand{
+		host: "claude", run: "claude -p",
+		args: []string{"-p", "do it", "--output-format", "stream-json", "--verbose",
+			"--model", "claude-sonnet-4-5", "--no-session-persistence", "--strict-mcp-config",
+			"--allowedTools", "Read,Write,Edit,MultiEdit",
+			"--debug-file", filepath.Join(p.root, "claude-debug.log")},
+		env:       []string{"ANTHROPIC_BASE_URL=" + srv.BaseURL()},
+		timeout:   claudeRunTimeout,
+		stdoutLog: "stdout.jsonl", keepRequests: true, fake: "fake provider",
+		outTail: 4000, errTail: 2000,
+		seen: func(b *strings.Builder) {
+			for _, q := range srv.Requests() {
+				fmt.Fprintf(b, "--- request %d %s turn %d tools %d messages %d\n", q.Seq, q.Path, q.Turn, len(q.Tools), len(q.Messages))
+			}
+			for _, tr := range srv.ToolResults() {
+				fmt.Fprintf(b, "--- result %s (%s, error %v): %s\n", tr.CallID, tr.Tool, tr.IsError, clip(tr.Content, 400))
+			}
+		},
+		logs: []rootLog{{"claude debug log", "claude-debug.log", 4000}},
+	}, srv)
+	return &claudeRun{hookRun: hr, provider: srv}
 }
 
 // result is the tool result the model was sent for the i-th call of turn.
 func (r *claudeRun) result(t *testing.T, turn, i int) fakeanthropic.ToolResult {
 	t.Helper()
-	id := fakeanthropic.CallID(turn, i)
-	tr, ok := r.provider.ToolResult(id)
-	if !ok {
-		t.Fatalf("the model never received a result for %s", id)
-	}
-	return tr
+	return received(t, fakeanthropic.CallID(turn, i), r.provider.ToolResult)
 }
 
 // TestClaudeOutsideWriteDenied: Claude Code's Write of a file beside the

@@ -1,12 +1,8 @@
 package e2e
 
 import (
-	"bytes"
-	"context"
-	"errors"
 	"fmt"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -63,10 +59,8 @@ func newCodexProject(t *testing.T, files map[string]string) *codexProject {
 
 // codexRun is what one `codex exec` left behind.
 type codexRun struct {
+	hookRun
 	provider *fakeresponses.Server
-	stdout   string
-	stderr   string
-	exitErr  error
 }
 
 // run starts `codex exec` in the project against a fake provider serving
@@ -85,65 +79,28 @@ func (p *codexProject) run(script ...fp.Turn) *codexRun {
 		"[model_providers.fake]\nname = \"fake\"\nbase_url = %q\nenv_key = \"SLIM_E2E_FAKE_KEY\"\nwire_api = \"responses\"\n"+
 		"request_max_retries = 0\nstream_max_retries = 0\n\n[projects.%q]\ntrust_level = \"trusted\"\n", codexModel, srv.BaseURL(), p.dir)
 	mustWrite(t, filepath.Join(p.codex, "config.toml"), config)
-	ctx, cancel := context.WithTimeout(context.Background(), codexRunTimeout)
-	defer cancel()
-	cmd := exec.CommandContext(ctx, p.bin, "exec", "--dangerously-bypass-hook-trust", "-s", "workspace-write", "do it")
-	cmd.Dir = p.dir
-	cmd.Env = p.env()
-	var stdout, stderr bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &stdout, &stderr
-	inOwnProcessGroup(cmd)
-	cmd.WaitDelay = 5 * time.Second
-	start := time.Now()
-	if err := cmd.Start(); err != nil {
-		srv.Close()
-		t.Fatalf("start codex: %v", err)
-	}
-	r := &codexRun{provider: srv}
-	r.exitErr = cmd.Wait()
-	_ = killGroup(cmd)
-	if err := srv.Close(); err != nil {
-		t.Errorf("fake provider: %v", err)
-	}
-	r.stdout, r.stderr = stdout.String(), stderr.String()
-	mustWrite(t, filepath.Join(p.root, "stdout.log"), r.stdout)
-	mustWrite(t, filepath.Join(p.root, "stderr.log"), r.stderr)
-	t.Logf("codex exec: %.1fs wall, %d requests, exit %v", time.Since(start).Seconds(), len(srv.Requests()), r.exitErr)
-	if errors.Is(ctx.Err(), context.DeadlineExceeded) {
-		t.Fatalf("codex exec did not finish within %s\n%s", codexRunTimeout, p.diagnostics(r))
-	}
-	t.Cleanup(func() {
-		if t.Failed() {
-			t.Log(p.diagnostics(r))
-		}
-	})
-	return r
-}
-
-func (p *codexProject) diagnostics(r *codexRun) string {
-	var b strings.Builder
-	fmt.Fprintf(&b, "--- codex stdout (tail)\n%s\n--- codex stderr (tail)\n%s\n", tail(r.stdout, 3000), tail(r.stderr, 4000))
-	for _, q := range r.provider.Requests() {
-		fmt.Fprintf(&b, "--- request %d %s turn %d tools %v\n", q.Seq, q.Path, q.Turn, q.Tools)
-		for _, o := range q.ToolOutputs() {
-			fmt.Fprintf(&b, "    output %s: %s\n", o.CallID, clip(o.Output, 400))
-		}
-	}
-	if log, err := os.ReadFile(filepath.Join(p.root, "slim.log")); err == nil {
-		fmt.Fprintf(&b, "--- slim.log (tail)\n%s\n", tail(string(log), 3000))
-	}
-	return b.String()
+	hr := runHook(p.hookProject, hookCommand{
+		host: "codex", run: "codex exec",
+		args:      []string{"exec", "--dangerously-bypass-hook-trust", "-s", "workspace-write", "do it"},
+		timeout:   codexRunTimeout,
+		stdoutLog: "stdout.log", fake: "fake provider",
+		outTail: 3000, errTail: 4000,
+		seen: func(b *strings.Builder) {
+			for _, q := range srv.Requests() {
+				fmt.Fprintf(b, "--- request %d %s turn %d tools %v\n", q.Seq, q.Path, q.Turn, q.Tools)
+				for _, o := range q.ToolOutputs() {
+					fmt.Fprintf(b, "    output %s: %s\n", o.CallID, clip(o.Output, 400))
+				}
+			}
+		},
+	}, srv)
+	return &codexRun{hookRun: hr, provider: srv}
 }
 
 // output is the tool output the model was sent for the i-th call of turn.
 func (r *codexRun) output(t *testing.T, turn, i int) string {
 	t.Helper()
-	id := fakeresponses.CallID(turn, i)
-	o, ok := r.provider.ToolOutput(id)
-	if !ok {
-		t.Fatalf("the model never received an output for %s", id)
-	}
-	return o.Output
+	return received(t, fakeresponses.CallID(turn, i), r.provider.ToolOutput).Output
 }
 
 const codexGreet = "def greet(name):\n    message = \u201cHello, \u201d + name   \n    print(message)\n    return message\n"

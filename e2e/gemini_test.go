@@ -2,12 +2,9 @@ package e2e
 
 import (
 	"bytes"
-	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -101,10 +98,8 @@ func (p *geminiProject) writeJSON(path string, v any) {
 
 // geminiRun is what one `gemini -p` left behind.
 type geminiRun struct {
+	hookRun
 	provider *fakegemini.Server
-	stdout   string
-	stderr   string
-	exitErr  error
 }
 
 // run starts `gemini -p` in the project against a fake Gemini API serving
@@ -118,47 +113,24 @@ func (p *geminiProject) run(flags []string, script ...fp.Turn) *geminiRun {
 	if err != nil {
 		t.Fatal(err)
 	}
-	ctx, cancel := context.WithTimeout(context.Background(), geminiRunTimeout)
-	defer cancel()
-	args := append([]string{"-p", "do it", "-m", geminiModel, "--approval-mode", "auto_edit"}, flags...)
-	cmd := exec.CommandContext(ctx, p.bin, args...)
-	cmd.Dir = p.dir
-	cmd.Env = append(p.env(), "GOOGLE_GEMINI_BASE_URL="+srv.BaseURL())
-	var stdout, stderr bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &stdout, &stderr
-	inOwnProcessGroup(cmd)
-	cmd.WaitDelay = 5 * time.Second
-	start := time.Now()
-	if err := cmd.Start(); err != nil {
-		srv.Close()
-		t.Fatalf("start gemini: %v", err)
-	}
-	r := &geminiRun{provider: srv}
-	r.exitErr = cmd.Wait()
-	_ = killGroup(cmd)
-	if err := srv.Close(); err != nil {
-		t.Errorf("fake Gemini API: %v", err)
-	}
-	r.stdout, r.stderr = stdout.String(), stderr.String()
-	mustWrite(t, filepath.Join(p.root, "stdout.log"), r.stdout)
-	mustWrite(t, filepath.Join(p.root, "stderr.log"), r.stderr)
-	var reqs strings.Builder
-	for _, q := range srv.Requests() {
-		line, _ := json.Marshal(q) // plain structs and raw JSON
-		reqs.Write(append(line, '\n'))
-	}
-	mustWrite(t, filepath.Join(p.root, "requests.jsonl"), reqs.String())
-	t.Logf("gemini -p: %.1fs wall, %d requests, exit %v", time.Since(start).Seconds(), len(srv.Requests()), r.exitErr)
-	if errors.Is(ctx.Err(), context.DeadlineExceeded) {
-		t.Fatalf("gemini -p did not finish within %s\n%s", geminiRunTimeout, p.diagnostics(r))
-	}
-	t.Cleanup(func() {
-		if t.Failed() {
-			t.Log(p.diagnostics(r))
-		}
-	})
-	if r.exitErr != nil {
-		t.Fatalf("gemini -p failed: %v", r.exitErr)
+	hr := runHook(p.hookProject, hookCommand{
+		host: "gemini", run: "gemini -p",
+		args:      append([]string{"-p", "do it", "-m", geminiModel, "--approval-mode", "auto_edit"}, flags...),
+		env:       []string{"GOOGLE_GEMINI_BASE_URL=" + srv.BaseURL()},
+		timeout:   geminiRunTimeout,
+		stdoutLog: "stdout.log", keepRequests: true, fake: "fake Gemini API",
+		outTail: 3000, errTail: 4000,
+		seen: func(b *strings.Builder) {
+			for _, q := range srv.Requests() {
+				fmt.Fprintf(b, "--- request %d %s %s turn %d tools %d contents %d\n", q.Seq, q.HTTPMethod, q.Path, q.Turn, len(q.Tools), len(q.Contents))
+			}
+			for _, fr := range srv.Responses() {
+				fmt.Fprintf(b, "--- result %s (%s, error %v): %s\n", fr.ID, fr.Name, fr.IsError(), clip(fr.Output(), 400))
+			}
+		},
+	}, srv)
+	if hr.exitErr != nil {
+		t.Fatalf("gemini -p failed: %v", hr.exitErr)
 	}
 	// Every request the CLI made must be one the fake serves: one it does
 	// not (a new start-up call) would be answered 404 and could change
@@ -166,33 +138,13 @@ func (p *geminiProject) run(flags []string, script ...fp.Turn) *geminiRun {
 	for _, q := range srv.Unserved() {
 		t.Errorf("Gemini CLI asked the fake for %s %s, which it does not serve", q.HTTPMethod, q.Path)
 	}
-	return r
-}
-
-func (p *geminiProject) diagnostics(r *geminiRun) string {
-	var b strings.Builder
-	fmt.Fprintf(&b, "--- gemini stdout (tail)\n%s\n--- gemini stderr (tail)\n%s\n", tail(r.stdout, 3000), tail(r.stderr, 4000))
-	for _, q := range r.provider.Requests() {
-		fmt.Fprintf(&b, "--- request %d %s %s turn %d tools %d contents %d\n", q.Seq, q.HTTPMethod, q.Path, q.Turn, len(q.Tools), len(q.Contents))
-	}
-	for _, fr := range r.provider.Responses() {
-		fmt.Fprintf(&b, "--- result %s (%s, error %v): %s\n", fr.ID, fr.Name, fr.IsError(), clip(fr.Output(), 400))
-	}
-	if log, err := os.ReadFile(filepath.Join(p.root, "slim.log")); err == nil {
-		fmt.Fprintf(&b, "--- slim.log (tail)\n%s\n", tail(string(log), 3000))
-	}
-	return b.String()
+	return &geminiRun{hookRun: hr, provider: srv}
 }
 
 // result is what the model was sent for the i-th call of turn.
 func (r *geminiRun) result(t *testing.T, turn, i int) fakegemini.FunctionResponse {
 	t.Helper()
-	id := fakegemini.CallID(turn, i)
-	fr, ok := r.provider.Response(id)
-	if !ok {
-		t.Fatalf("the model never received a result for %s", id)
-	}
-	return fr
+	return received(t, fakegemini.CallID(turn, i), r.provider.Response)
 }
 
 // TestGeminiOutsideWriteDenied: a write_file beside the project, in a

@@ -3,6 +3,8 @@ package e2e
 import (
 	"bytes"
 	"context"
+	"encoding/json"
+	"errors"
 	"fmt"
 	"os"
 	"os/exec"
@@ -71,7 +73,7 @@ func (h *pinnedHost) binary(t *testing.T) string {
 }
 
 // hookProject is one throw-away git project for a host that runs slim as
-// its hook command (Claude Code, Codex CLI): slim's hooks installed by the
+// its hook command (Claude Code, Codex CLI, Gemini CLI): slim's hooks installed by the
 // real `slim hooks install`, an isolated home for the host, a directory
 // beside the project for writes that must be refused, and the `slim` the
 // hook command finds on PATH, as a user's would be.
@@ -152,4 +154,125 @@ func (p *hookProject) slim(args ...string) {
 	if out, err := cmd.CombinedOutput(); err != nil {
 		p.t.Fatalf("slim %s: %v\n%s", strings.Join(args, " "), err, out)
 	}
+}
+
+// hookCommand is one run of a hook project's host, headless, against a
+// fake model provider that is already serving.
+type hookCommand struct {
+	host    string   // the host as failures and diagnostics name it: "claude"
+	run     string   // the command as logs and failures name it: "claude -p"
+	args    []string // the host's arguments
+	env     []string // added to the project's environment
+	timeout time.Duration
+	// stdoutLog is the file in the project's root that keeps stdout (its
+	// stderr goes to stderr.log); with keepRequests, every request the
+	// fake was sent is kept in requests.jsonl too, one JSON line each.
+	stdoutLog    string
+	keepRequests bool
+	fake         string // the fake as failures name it: "fake provider"
+	// Diagnostics, shown when the run times out or the test fails: the
+	// tails of stdout and stderr (outTail and errTail lines), what the
+	// fake saw (written by seen), and the tails of slim.log and of logs.
+	outTail, errTail int
+	seen             func(b *strings.Builder)
+	logs             []rootLog
+}
+
+// rootLog is a log file in the project's root that diagnostics show the
+// last lines of.
+type rootLog struct {
+	title string
+	name  string
+	lines int
+}
+
+// hookRun is what one hookCommand left behind.
+type hookRun struct {
+	stdout  string
+	stderr  string
+	exitErr error
+	elapsed time.Duration
+}
+
+// fakeModel is the fake model provider a hookCommand runs against.
+type fakeModel[Q any] interface {
+	Requests() []Q
+	Close() error
+}
+
+// runHook runs c in p against fake and waits for it; its process group
+// is killed after the run and when c.timeout is reached, which fails the
+// test. Then fake is closed and the run's output kept in the root.
+func runHook[Q any](p *hookProject, c hookCommand, fake fakeModel[Q]) hookRun {
+	t := p.t
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), c.timeout)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, p.bin, c.args...)
+	cmd.Dir = p.dir
+	cmd.Env = append(p.env(), c.env...)
+	var stdout, stderr bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	inOwnProcessGroup(cmd)
+	cmd.WaitDelay = 5 * time.Second
+	start := time.Now()
+	if err := cmd.Start(); err != nil {
+		fake.Close()
+		t.Fatalf("start %s: %v", c.host, err)
+	}
+	var r hookRun
+	r.exitErr = cmd.Wait()
+	r.elapsed = time.Since(start)
+	_ = killGroup(cmd)
+	if err := fake.Close(); err != nil {
+		t.Errorf("%s: %v", c.fake, err)
+	}
+	r.stdout, r.stderr = stdout.String(), stderr.String()
+	mustWrite(t, filepath.Join(p.root, c.stdoutLog), r.stdout)
+	mustWrite(t, filepath.Join(p.root, "stderr.log"), r.stderr)
+	if c.keepRequests {
+		var reqs strings.Builder
+		for _, q := range fake.Requests() {
+			line, _ := json.Marshal(q) // plain structs and raw JSON
+			reqs.Write(append(line, '\n'))
+		}
+		mustWrite(t, filepath.Join(p.root, "requests.jsonl"), reqs.String())
+	}
+	t.Logf("%s: %.1fs wall, %d requests, exit %v", c.run, r.elapsed.Seconds(), len(fake.Requests()), r.exitErr)
+	if errors.Is(ctx.Err(), context.DeadlineExceeded) {
+		t.Fatalf("%s did not finish within %s\n%s", c.run, c.timeout, p.diagnostics(c, r))
+	}
+	t.Cleanup(func() {
+		if t.Failed() {
+			t.Log(p.diagnostics(c, r))
+		}
+	})
+	return r
+}
+
+// diagnostics is what a failed or timed-out run of c shows.
+func (p *hookProject) diagnostics(c hookCommand, r hookRun) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "--- %s stdout (tail)\n%s\n--- %s stderr (tail)\n%s\n", c.host, tail(r.stdout, c.outTail), c.host, tail(r.stderr, c.errTail))
+	if c.seen != nil {
+		c.seen(&b)
+	}
+	for _, l := range append([]rootLog{{"slim.log", "slim.log", 3000}}, c.logs...) {
+		if log, err := os.ReadFile(filepath.Join(p.root, l.name)); err == nil {
+			fmt.Fprintf(&b, "--- %s (tail)\n%s\n", l.title, tail(string(log), l.lines))
+		}
+	}
+	return b.String()
+}
+
+// received is what the model was sent for the call callID, as the fake's
+// lookup finds it in the run's history; the test fails when the model
+// never received a result for it.
+func received[T any](t *testing.T, callID string, lookup func(callID string) (T, bool)) T {
+	t.Helper()
+	got, ok := lookup(callID)
+	if !ok {
+		t.Fatalf("the model never received a result for %s", callID)
+	}
+	return got
 }
