@@ -69,15 +69,7 @@ func TestApplyAllOrNothing(t *testing.T) {
 		t.Fatalf("got %v", err)
 	}
 	before["b"] = "theirs"
-	after := contents(t, dir)
-	if len(after) != len(before) {
-		t.Errorf("entries: %v, want %v", after, before)
-	}
-	for k, v := range before {
-		if after[k] != v {
-			t.Errorf("%s = %q, want %q", k, after[k], v)
-		}
-	}
+	wantContents(t, dir, before)
 
 	os.WriteFile(filepath.Join(dir, "b"), []byte("b"), 0o644)
 	changes[3].Old = readFile(t, tree, "b")
@@ -185,13 +177,20 @@ func TestApplyPanicRollsBack(t *testing.T) {
 			}
 		}})
 	}()
-	after := contents(t, dir)
-	if len(after) != len(before) {
-		t.Errorf("entries: %v, want %v", after, before)
+	wantContents(t, dir, before)
+}
+
+// wantContents fails t unless dir holds exactly the entries of want (as
+// contents gives them).
+func wantContents(t *testing.T, dir string, want map[string]string) {
+	t.Helper()
+	got := contents(t, dir)
+	if len(got) != len(want) {
+		t.Errorf("entries: %v, want %v", got, want)
 	}
-	for k, v := range before {
-		if after[k] != v {
-			t.Errorf("%s = %q, want %q", k, after[k], v)
+	for k, v := range want {
+		if got[k] != v {
+			t.Errorf("%s = %q, want %q", k, got[k], v)
 		}
 	}
 }
