@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"path/filepath"
 	"reflect"
+	"slices"
 	"strings"
 	"testing"
 
@@ -126,7 +127,7 @@ func TestLoopGuardThroughClaudeCode(t *testing.T) {
 		}
 		notices = append(notices, has)
 	}
-	if want := []bool{false, false, true, true, true}; !equal(notices, want) {
+	if want := []bool{false, false, true, true, true}; !slices.Equal(notices, want) {
 		t.Fatalf("notices %v, want %v", notices, want)
 	}
 	out := p.answer(t, "pre_read")
@@ -153,18 +154,6 @@ func TestLoopGuardNeverRefusesBash(t *testing.T) {
 			t.Fatalf("bash %d: no notice", i+1)
 		}
 	}
-}
-
-func equal(a, b []bool) bool {
-	if len(a) != len(b) {
-		return false
-	}
-	for i := range a {
-		if a[i] != b[i] {
-			return false
-		}
-	}
-	return true
 }
 
 // A stale absolute Grep path is re-anchored by the dispatcher's

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -156,7 +157,7 @@ func TestLoopGuardThroughGemini(t *testing.T) {
 		}
 		notices = append(notices, has)
 	}
-	if want := []bool{false, false, true, true, true}; !equal(notices, want) {
+	if want := []bool{false, false, true, true, true}; !slices.Equal(notices, want) {
 		t.Fatalf("notices %v, want %v", notices, want)
 	}
 	if out := p.answer(t, "pre_read_file"); out.Decision != "deny" || !strings.Contains(out.Reason, "Refusing to execute") {
@@ -226,18 +227,6 @@ func TestBeforeToolMatcher(t *testing.T) {
 			t.Errorf("matcher %q on %s: %v, want %v", m, tool, got, want)
 		}
 	}
-}
-
-func equal(a, b []bool) bool {
-	if len(a) != len(b) {
-		return false
-	}
-	for i := range a {
-		if a[i] != b[i] {
-			return false
-		}
-	}
-	return true
 }
 
 func mustJSON(t *testing.T, v any) string {
