@@ -117,11 +117,8 @@ func runHook(e *env, phase protocol.Phase) (err error) {
 			return hookAnswer(e, resp)
 		}
 	}
-	if err == nil {
-		err = req.Validate(phase)
-	}
-	if err != nil {
-		return hookFail(e, &slimerr.Error{Kind: slimerr.Usage, Code: slimerr.CodeUsage, Message: err.Error(), Err: err})
+	if req, err = checkHookRequest(req, err, phase); err != nil {
+		return hookFail(e, err.(*slimerr.Error))
 	}
 	defer func() {
 		if p := recover(); p != nil {
@@ -130,6 +127,23 @@ func runHook(e *env, phase protocol.Phase) (err error) {
 		}
 	}()
 	return hookAnswer(e, d.HandleContext(ctx, req))
+}
+
+// checkHookRequest completes a decoded request (err is Decode's) with the
+// phase it was sent for and checks it; a request slim cannot act on is a
+// usage error (*slimerr.Error), the answer `slim hook` gives it. The apply
+// phase is a conversation, answered only by runApplyHook.
+func checkHookRequest(req *protocol.Request, err error, phase protocol.Phase) (*protocol.Request, error) {
+	if err == nil {
+		err = req.Validate(phase)
+	}
+	if err == nil && req.Phase == protocol.Apply {
+		err = errors.New("the apply phase is not served: run slim hook apply")
+	}
+	if err != nil {
+		return nil, &slimerr.Error{Kind: slimerr.Usage, Code: slimerr.CodeUsage, Message: err.Error(), Err: err}
+	}
+	return req, nil
 }
 
 // budgetContext is a context that ends at deadline, and whose timer is

@@ -112,14 +112,8 @@ func runServe(e *env) error {
 // cannot act on. The apply phase is a conversation and is never served.
 func answerHook(e *env, phase protocol.Phase, data []byte) (protocol.Response, error) {
 	req, err := protocol.Decode(data)
-	if err == nil {
-		err = req.Validate(phase)
-	}
-	if err == nil && req.Phase == protocol.Apply {
-		err = errors.New("the apply phase is not served: run slim hook apply")
-	}
-	if err != nil {
-		return protocol.Response{}, &slimerr.Error{Kind: slimerr.Usage, Code: slimerr.CodeUsage, Message: err.Error(), Err: err}
+	if req, err = checkHookRequest(req, err, phase); err != nil {
+		return protocol.Response{}, err
 	}
 	d := newDispatcher(e)
 	ctx := newBudgetContext(d.PatchBudget)
