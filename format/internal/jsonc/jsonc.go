@@ -286,20 +286,9 @@ func (p *parser) object(depth int) Value {
 			index[key] = len(v.Members)
 			v.Members = append(v.Members, Member{Key: key, Value: val})
 		}
-		p.skip()
-		if p.err != nil {
+		if !p.more('}') {
 			return v
 		}
-		if p.i < len(p.s) && p.s[p.i] == ',' {
-			p.i++
-			continue
-		}
-		if p.i < len(p.s) && p.s[p.i] == '}' {
-			p.i++
-			return v
-		}
-		p.fail(p.i, "a comma or } is expected")
-		return v
 	}
 }
 
@@ -324,21 +313,30 @@ func (p *parser) array(depth int) Value {
 			return v
 		}
 		v.Elems = append(v.Elems, e)
-		p.skip()
-		if p.err != nil {
+		if !p.more(']') {
 			return v
 		}
-		if p.i < len(p.s) && p.s[p.i] == ',' {
-			p.i++
-			continue
-		}
-		if p.i < len(p.s) && p.s[p.i] == ']' {
-			p.i++
-			return v
-		}
-		p.fail(p.i, "a comma or ] is expected")
-		return v
 	}
+}
+
+// more passes what follows a member or an element: it reports whether a
+// comma was read, so another one may follow. On the closing byte, which it
+// consumes, or on an error, it returns false.
+func (p *parser) more(closing byte) bool {
+	p.skip()
+	if p.err != nil {
+		return false
+	}
+	if p.i < len(p.s) && p.s[p.i] == ',' {
+		p.i++
+		return true
+	}
+	if p.i < len(p.s) && p.s[p.i] == closing {
+		p.i++
+		return false
+	}
+	p.fail(p.i, "a comma or %c is expected", closing)
+	return false
 }
 
 // str reads a string literal at p.i (on its opening quote).
