@@ -180,7 +180,6 @@ func (h *Host) formatterEnv(name string) []string {
 func (h *Host) runOne(ctx context.Context, d Decision, extraEnv []string) Step {
 	st := Step{Name: d.Name, Command: d.Command, ExitCode: -1}
 	start := time.Now()
-	defer func() { st.DurationMS = time.Since(start).Milliseconds() }()
 	env := h.opts.Env
 	if env == nil {
 		env = os.Environ()
