@@ -1,7 +1,6 @@
 package store
 
 import (
-	"bufio"
 	"bytes"
 	"encoding/json"
 	"fmt"
@@ -420,19 +419,7 @@ func TestAWriterKilledWhileMovingJobsLosesAndDuplicatesNone(t *testing.T) {
 	between := 0
 	for k := range kills {
 		w := helper(t, "move", s.Dir(), strconv.Itoa(n), "pause")
-		stdout, _ := w.StdoutPipe()
-		var stderr bytes.Buffer
-		w.Stderr = &stderr
-		if err := w.Start(); err != nil {
-			t.Fatal(err)
-		}
-		lines := bufio.NewReader(stdout)
-		for range 1 + rng.IntN(3) {
-			if l, err := lines.ReadString('\n'); l != "archived\n" {
-				w.Process.Kill()
-				t.Fatalf("helper said %q (%v): %s", l, err, stderr.String())
-			}
-		}
+		runUntil(t, w, "archived", 1+rng.IntN(3))
 		// Half the kills land while the helper waits between its new
 		// archive and its document; the others a little later, anywhere
 		// in the rest of that round or the next.
@@ -441,10 +428,7 @@ func TestAWriterKilledWhileMovingJobsLosesAndDuplicatesNone(t *testing.T) {
 		} else {
 			between++
 		}
-		if err := w.Process.Kill(); err != nil {
-			t.Fatal(err)
-		}
-		w.Wait()
+		kill(t, w)
 		if err := s.View(func(st *State) error { return checkMoveRound(st, n) }); err != nil {
 			t.Fatalf("kill %d: %v", k, err)
 		}

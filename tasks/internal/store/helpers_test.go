@@ -65,6 +65,34 @@ func startHelper(t *testing.T, mode, dir, want string, args ...string) (cmd *exe
 	return cmd, stdin, stderr
 }
 
+// runUntil starts w and returns once it has said want n times, one line
+// each; it is then still running, for the caller to kill.
+func runUntil(t *testing.T, w *exec.Cmd, want string, n int) {
+	t.Helper()
+	stdout, _ := w.StdoutPipe()
+	var stderr bytes.Buffer
+	w.Stderr = &stderr
+	if err := w.Start(); err != nil {
+		t.Fatal(err)
+	}
+	lines := bufio.NewReader(stdout)
+	for range n {
+		if l, err := lines.ReadString('\n'); l != want+"\n" {
+			w.Process.Kill()
+			t.Fatalf("helper said %q (%v): %s", l, err, stderr.String())
+		}
+	}
+}
+
+// kill kills w and waits for it to end.
+func kill(t *testing.T, w *exec.Cmd) {
+	t.Helper()
+	if err := w.Process.Kill(); err != nil {
+		t.Fatal(err)
+	}
+	w.Wait()
+}
+
 // runHelper is a helper process's job.
 func runHelper(mode, dir string, args []string) error {
 	s, err := Open(dir, Options{LockTimeout: time.Minute})

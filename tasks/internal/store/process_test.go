@@ -1,7 +1,6 @@
 package store
 
 import (
-	"bufio"
 	"bytes"
 	"math/rand/v2"
 	"os"
@@ -104,20 +103,8 @@ func TestAWriterKilledAtAnyMomentLeavesTheOldOrTheNewDocument(t *testing.T) {
 	midWrite := 0
 	for k := range kills {
 		w := helper(t, "rewrite", s.Dir(), strconv.Itoa(jobs))
-		stdout, _ := w.StdoutPipe()
-		var stderr bytes.Buffer
-		w.Stderr = &stderr
-		if err := w.Start(); err != nil {
-			t.Fatal(err)
-		}
 		// Kill at a random moment of a random round's write.
-		lines := bufio.NewReader(stdout)
-		for range 1 + rng.IntN(2) {
-			if l, err := lines.ReadString('\n'); l != "writing\n" {
-				w.Process.Kill()
-				t.Fatalf("helper said %q (%v): %s", l, err, stderr.String())
-			}
-		}
+		runUntil(t, w, "writing", 1+rng.IntN(2))
 		// Writing, syncing and renaming 4.5 MB takes 5 to 30 ms here;
 		// half the kills aim at its first milliseconds.
 		d := time.Duration(rng.IntN(40_000)) * time.Microsecond
@@ -125,10 +112,7 @@ func TestAWriterKilledAtAnyMomentLeavesTheOldOrTheNewDocument(t *testing.T) {
 			d /= 4
 		}
 		time.Sleep(d)
-		if err := w.Process.Kill(); err != nil {
-			t.Fatal(err)
-		}
-		w.Wait()
+		kill(t, w)
 		if len(temps(t, s.Dir())) > 0 {
 			midWrite++
 		}
