@@ -86,13 +86,9 @@ type Input struct {
 }
 
 // ReadInput reads at most MaxRequestBytes+1 bytes of r and decodes them.
+// The bytes read come back with the error, for Malformed.
 func ReadInput(r io.Reader) (*Input, []byte, error) {
-	data, err := requests().Read(r)
-	if err != nil {
-		return nil, data, own(err)
-	}
-	in, err := Decode(data)
-	return in, data, err
+	return hookcmd.ReadInput(requests(), r, Malformed, Decode)
 }
 
 // Decode parses one request: exactly one JSON object whose known fields

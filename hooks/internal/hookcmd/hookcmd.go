@@ -120,6 +120,18 @@ func (h Host) Read(r io.Reader) ([]byte, error) {
 	return data, nil
 }
 
+// ReadInput reads one request of h from r, as Read does, and decodes it
+// with decode, an adapter's own Decode. The bytes read come back with
+// either error, and a hookcmd error comes back as the adapter's, of kind.
+func ReadInput[T any, K ~string](h Host, r io.Reader, kind K, decode func([]byte) (*T, error)) (*T, []byte, error) {
+	data, err := h.Read(r)
+	if err != nil {
+		return nil, data, As(err, kind)
+	}
+	in, err := decode(data)
+	return in, data, err
+}
+
 // Decode parses one request: exactly one JSON object whose known fields
 // are strings (tool_input an object). hook_event_name is required, and
 // tool_name and tool_input are required for the tool events.

@@ -3,6 +3,8 @@ package hookcmd
 import (
 	"strings"
 	"testing"
+
+	"github.com/slimgate/slim/internal/kinderr"
 )
 
 func TestDecodeReadsTurnIDOnlyForTheHostThatSendsIt(t *testing.T) {
@@ -77,5 +79,24 @@ func TestDecodeRequiresToolsForTheHostsToolEvents(t *testing.T) {
 				t.Fatalf("err = %v, want code %s", err, c.code)
 			}
 		})
+	}
+}
+
+// ReadInput hands the bytes to the adapter's decoder, and a request too
+// large to decode comes back, bytes and all, as the adapter's own error.
+func TestReadInputReturnsTheAdaptersError(t *testing.T) {
+	type kind string
+	h := Host{Name: "codex"}
+	var got []byte
+	decode := func(b []byte) (*Request, error) { got = b; return h.Decode(b) }
+	in, data, err := ReadInput(h, strings.NewReader(`{"hook_event_name":"Stop"}`), kind("malformed"), decode)
+	if err != nil || in.HookEventName != "Stop" || string(got) != string(data) {
+		t.Fatalf("in %+v, data %q, decoded %q, err %v", in, data, got, err)
+	}
+	got = nil
+	_, data, err = ReadInput(h, strings.NewReader(strings.Repeat(" ", MaxRequestBytes+10)), kind("malformed"), decode)
+	e, ok := kinderr.As[kind](err)
+	if !ok || e.Kind != "malformed" || e.Code != CodeTooLarge || len(data) != MaxRequestBytes+1 || got != nil {
+		t.Fatalf("err = %v, %d bytes, decoded %d", err, len(data), len(got))
 	}
 }
