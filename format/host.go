@@ -8,6 +8,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -309,7 +310,7 @@ func (h *Host) explain(ctx context.Context, abs string) *Explanation {
 			d.Reason, d.Detail = ReasonOff, "formatting is off: no OpenCode configuration sets \"formatter\" to true or to an object"
 		case row.removed != "":
 			d.Reason, d.Detail = row.removed, row.detail
-		case !contains(f.Extensions, ext):
+		case !slices.Contains(f.Extensions, ext):
 			d.Reason = ReasonExtension
 			d.Detail = fmt.Sprintf("handles %s, not %s", orNothing(f.Extensions), quoteExt(ext))
 		default:
@@ -334,15 +335,6 @@ func (h *Host) explain(ctx context.Context, abs string) *Explanation {
 		}
 	}
 	return x
-}
-
-func contains(list []string, s string) bool {
-	for _, e := range list {
-		if e == s {
-			return true
-		}
-	}
-	return false
 }
 
 func quoteExt(ext string) string {
