@@ -54,9 +54,6 @@ const (
 // requests is how package hookcmd reads this host's requests.
 func requests() hookcmd.Host { return hookcmd.Host{Name: "claude-code"} }
 
-// own returns a hookcmd error as this package's Error.
-func own(err error) error { return hookcmd.As(err, Malformed) }
-
 // The hook events the adapter answers. Any other event passes.
 const (
 	PreToolUse  = hookcmd.PreToolUse
@@ -97,7 +94,7 @@ func ReadInput(r io.Reader) (*Input, []byte, error) {
 func Decode(data []byte) (*Input, error) {
 	r, err := requests().Decode(data)
 	if err != nil {
-		return nil, own(err)
+		return nil, hookcmd.As(err, Malformed)
 	}
 	return &Input{SessionID: r.SessionID, Cwd: r.Cwd, HookEventName: r.HookEventName, ToolName: r.ToolName,
 		ToolUseID: r.ToolUseID, ToolInput: r.ToolInput, ToolResponse: r.ToolResponse}, nil

@@ -64,9 +64,6 @@ func malformed(code, format string, args ...any) error {
 // requests is how package hookcmd reads this host's requests.
 func requests() hookcmd.Host { return hookcmd.Host{Name: "codex", TurnID: true} }
 
-// own returns a hookcmd error as this package's Error.
-func own(err error) error { return hookcmd.As(err, Malformed) }
-
 // The hook events the adapter answers. Any other event passes.
 const (
 	PreToolUse  = hookcmd.PreToolUse
@@ -113,7 +110,7 @@ func ReadInput(r io.Reader) (*Input, []byte, error) {
 func Decode(data []byte) (*Input, error) {
 	r, err := requests().Decode(data)
 	if err != nil {
-		return nil, own(err)
+		return nil, hookcmd.As(err, Malformed)
 	}
 	in := Input(*r)
 	if (in.HookEventName == PreToolUse || in.HookEventName == PostToolUse) && in.ToolName == PatchTool {

@@ -72,9 +72,6 @@ func requests() hookcmd.Host {
 	return hookcmd.Host{Name: "gemini-cli", ToolEvents: []string{BeforeTool, AfterTool}}
 }
 
-// own returns a hookcmd error as this package's Error.
-func own(err error) error { return hookcmd.As(err, Malformed) }
-
 // MaxRequestBytes bounds one request; a write_file carries the whole file,
 // so the bound is the one of slim's own protocol.
 const MaxRequestBytes = hookcmd.MaxRequestBytes
@@ -107,7 +104,7 @@ func ReadInput(r io.Reader) (*Input, []byte, error) {
 func Decode(data []byte) (*Input, error) {
 	r, err := requests().Decode(data)
 	if err != nil {
-		return nil, own(err)
+		return nil, hookcmd.As(err, Malformed)
 	}
 	return &Input{SessionID: r.SessionID, Cwd: r.Cwd, HookEventName: r.HookEventName,
 		ToolName: r.ToolName, ToolInput: r.ToolInput, ToolResponse: r.ToolResponse}, nil
