@@ -118,10 +118,10 @@ func (a *Adapter) Handle(ctx context.Context, in *Input) Output {
 }
 
 // Malformed answers a request that did not decode (raw is what was read,
-// err why). For a write tool, and for a request whose tool cannot be read
-// at all but names PreToolUse, it is a deny that says why: a write slim
-// cannot check does not run. Otherwise ok is false and the caller reports
-// err as a non-blocking error, which lets the call run.
+// err why). For a write tool before it runs it is a deny that says why: a
+// write slim cannot check does not run. Otherwise (a request whose tool
+// cannot be read included) ok is false and the caller reports err as a
+// non-blocking error, which lets the call run.
 func (a *Adapter) Malformed(raw []byte, err error) (out Output, ok bool) {
 	event, tool := hookcmd.Peek(raw)
 	if event == PostToolUse || !IsWriteTool(tool) {
