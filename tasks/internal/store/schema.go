@@ -437,12 +437,7 @@ func (s *State) check() error {
 	if m.Archive.Seq == 0 && len(m.Archive.Jobs) != 0 {
 		return errors.New("meta.archive lists jobs but names no archive")
 	}
-	gen := func(where string, g int64) error {
-		if g < 0 || g > m.GenerationSeq {
-			return fmt.Errorf("%s: generation %d outside 0..%d (meta.generationSeq)", where, g, m.GenerationSeq)
-		}
-		return nil
-	}
+	gen := m.gen
 	if err := checkJobs("jobs", s.Live, gen); err != nil {
 		return err
 	}
@@ -522,6 +517,14 @@ func (s *State) check() error {
 	return nil
 }
 
+// gen checks that where's generation g was already issued by m.
+func (m Meta) gen(where string, g int64) error {
+	if g < 0 || g > m.GenerationSeq {
+		return fmt.Errorf("%s: generation %d outside 0..%d (meta.generationSeq)", where, g, m.GenerationSeq)
+	}
+	return nil
+}
+
 // checkJobs checks a map of jobs: none null, each under its own key, in a
 // known state, of a generation already issued.
 func checkJobs(field string, jobs map[string]*Job, gen func(string, int64) error) error {
@@ -550,13 +553,7 @@ func (a *Archive) check(m Meta) error {
 	if a.Version != Version {
 		return fmt.Errorf("version is %d, want %d", a.Version, Version)
 	}
-	gen := func(where string, g int64) error {
-		if g < 0 || g > m.GenerationSeq {
-			return fmt.Errorf("%s: generation %d outside 0..%d (meta.generationSeq)", where, g, m.GenerationSeq)
-		}
-		return nil
-	}
-	if err := checkJobs("jobs", a.Jobs, gen); err != nil {
+	if err := checkJobs("jobs", a.Jobs, m.gen); err != nil {
 		return err
 	}
 	epoch := func(where string, e int64) error {
