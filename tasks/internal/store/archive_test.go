@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"maps"
 	"math/rand/v2"
 	"os"
 	"path/filepath"
@@ -101,7 +102,7 @@ func TestAVersion1DocumentIsReadAndMigratedOnTheFirstWrite(t *testing.T) {
 	var meta Meta
 	json.Unmarshal(disk["meta"], &meta)
 	if _, ok := disk["tombstones"]; ok || meta.Version != Version || meta.Archive.Seq != 1 || len(meta.Archive.Jobs) != maxSettledLive+4 {
-		t.Fatalf("after the first write: meta %+v, keys %v", meta, slices.Sorted(mapsKeys(disk)))
+		t.Fatalf("after the first write: meta %+v, keys %v", meta, slices.Sorted(maps.Keys(disk)))
 	}
 	var live map[string]*Job
 	json.Unmarshal(disk["jobs"], &live)
@@ -129,16 +130,6 @@ func mustRead(t *testing.T, path string) []byte {
 		t.Fatal(err)
 	}
 	return b
-}
-
-func mapsKeys[V any](m map[string]V) func(func(string) bool) {
-	return func(yield func(string) bool) {
-		for k := range m {
-			if !yield(k) {
-				return
-			}
-		}
-	}
 }
 
 func TestSettledJobsMoveToTheArchiveAndTransactionsOnLiveJobsLeaveItAlone(t *testing.T) {
