@@ -103,7 +103,7 @@ func (s *State) migrate(old legacy) {
 }
 
 // Archive returns the archive, reading it the first time the transaction
-// asks. Changes to it are written back with the transaction. A jobs put
+// asks. Changes to it are written back with the transaction. A job put
 // here that is not settled moves to Live when the transaction commits.
 func (s *State) Archive() *Archive {
 	if s.arc.a != nil {

@@ -12,20 +12,20 @@ import (
 )
 
 // The document codec. Every Update reads, decodes, encodes and writes the
-// whole live document under the lock (and the archive when it needs it), and on a document of a thousand jobs
-// encoding/json's decoding and encoding took nearly nine tenths of that
-// hold, most of it in reflection. The two halves here (appendState in
-// this file, decodeFast in decode.go) are written out field by field
-// instead:
+// whole live document under the lock (and the archive when it needs it),
+// and on a document of a thousand jobs encoding/json's decoding and
+// encoding took nearly nine tenths of that hold, most of it in
+// reflection. The two halves here (appendState in this file, decodeFast
+// in decode.go) are written out field by field instead:
 //
 //   - appendState and appendArchive write exactly the bytes json.Marshal
-//     writes for a State or an Archive: the same field order and names, the same omitempty and
-//     omitzero rules, map keys sorted, strings escaped the same way (HTML
-//     characters, U+2028 and U+2029 included, invalid UTF-8 as U+FFFD).
-//     The on-disk format does not change, and a document written by either
-//     encoder reads back the same.
-//   - decodeFast and decodeArchiveFast read the files they write (and any JSON of
-//     the same shape) and gives up at anything else: an unknown or
+//     writes for a State or an Archive: the same field order and names,
+//     the same omitempty and omitzero rules, map keys sorted, strings
+//     escaped the same way (HTML characters, U+2028 and U+2029 included,
+//     invalid UTF-8 as U+FFFD). The on-disk format does not change, and a
+//     document written by either encoder reads back the same.
+//   - decodeFast and decodeArchiveFast read the files they write (and any
+//     JSON of the same shape) and give up at anything else: an unknown or
 //     repeated key, a null other than for a map or a list (a null job,
 //     say, which the schema refuses anyway), a number that is not a
 //     plain integer. A string with escapes or bytes that are not UTF-8 is
