@@ -14,7 +14,9 @@ import (
 //
 // The rule: the chunk changes something and starts with a context line
 // (and ends with one, or with "*** End of File"), so that the new lines
-// frame each change; its new lines (context and added lines, in order; at
+// frame each change, or the file's edge frames that side (a chunk that
+// starts with a change whose new lines start the file, and whose trailing
+// context stands nowhere else; the mirror image at the end); its new lines (context and added lines, in order; at
 // least two of them not blank) occur exactly once in
 // the search window on some seek rung (at the very end of the file when
 // the chunk ends with "*** End of File"); its old lines occur nowhere on a
@@ -72,10 +74,15 @@ func (v *FileView) placeAppliedAt(ch *patch.Chunk, lo int, pl *Placement, inner 
 	// The new lines must frame every change: a context line first, and a
 	// context line last or the end of the file. Otherwise lines the chunk
 	// removes, rewritten by someone else, would look removed (the context
-	// after them is there either way).
-	// (Old lines found inside the new ones are evidence enough.)
+	// after them is there either way). A chunk that starts (ends) with a
+	// change is framed on that side only by the file's edge: its new lines
+	// must then start (end) the file, where nothing someone rewrote can
+	// stand before (after) them. (Old lines found inside the new ones are
+	// evidence enough.)
 	last := ch.Lines[len(ch.Lines)-1].Op
-	if inner < 0 && (ch.Lines[0].Op != patch.OpContext || (last != patch.OpContext && !ch.EOF)) {
+	atStart := inner < 0 && ch.Lines[0].Op != patch.OpContext
+	atEnd := inner < 0 && last != patch.OpContext && !ch.EOF
+	if atStart && (atEnd || lo > 0) {
 		return false
 	}
 	side, ctxAt := newSide(ch.Lines)
@@ -93,6 +100,19 @@ func (v *FileView) placeAppliedAt(ch *patch.Chunk, lo int, pl *Placement, inner 
 		return false
 	}
 	p := cands[0]
+	if atStart && p != 0 || atEnd && p+len(side) != len(v.lines) {
+		return false
+	}
+	if atStart || atEnd {
+		if q := v.contextElsewhere(ch.Lines, atStart, p, len(side), lo); q >= 0 {
+			// The run of context on the framed side stands at another
+			// place too: that may be the place meant, its removed lines
+			// rewritten since, with nothing but the file's edge to tell
+			// the two apart.
+			pl.Candidates = sortedStarts(p, []int{q})
+			return false
+		}
+	}
 	// The offsets at which the applied place already holds the old
 	// context lines: those lines seen there are not a rival.
 	offLo, offHi := p, p
@@ -134,6 +154,38 @@ func (v *FileView) placeAppliedAt(ch *patch.Chunk, lo int, pl *Placement, inner 
 	pl.Cursor = pl.End
 	pl.Repairs = append(pl.Repairs, patch.Repair{Kind: patch.RepairAlreadyApplied, Line: ch.Line})
 	return true
+}
+
+// contextElsewhere returns where the chunk's run of context lines on the
+// side its context frames (the trailing run when the change starts the
+// chunk, else the leading run) occurs on a seek rung in [lo, N) other than
+// where the applied place, at p with size lines, holds it; -1 when it
+// occurs nowhere else.
+func (v *FileView) contextElsewhere(lines []patch.ChunkLine, trailing bool, p, size, lo int) int {
+	var run []string
+	if trailing {
+		for i := len(lines) - 1; i >= 0 && lines[i].Op == patch.OpContext; i-- {
+			run = append([]string{lines[i].Text}, run...)
+		}
+	} else {
+		for i := 0; i < len(lines) && lines[i].Op == patch.OpContext; i++ {
+			run = append(run, lines[i].Text)
+		}
+	}
+	ids, ok := v.idsOf(run)
+	if !ok {
+		return -1
+	}
+	own := p
+	if trailing {
+		own = p + size - len(run)
+	}
+	for _, q := range v.blockHits(ids, lo, len(v.lines), 2) {
+		if q != own {
+			return q
+		}
+	}
+	return -1
 }
 
 // appendsAtEnd reports whether the chunk adds lines after its last old
