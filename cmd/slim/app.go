@@ -1,14 +1,17 @@
 package main
 
 import (
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
 	"os"
+	"os/signal"
 	"path/filepath"
 	"sort"
 	"strings"
+	"syscall"
 
 	"github.com/rs/zerolog"
 	"github.com/slimgate/slim/internal/slimerr"
@@ -54,6 +57,15 @@ type env struct {
 	stdout io.Writer
 	stderr io.Writer
 	log    zerolog.Logger
+	// ctx is the context every command's work runs under: never done for
+	// a process of its own, and ended by the plugin's cancel frame when
+	// the resident slim runs the command (served).
+	ctx context.Context
+	// served is set when the resident slim (slim hook serve) runs the
+	// command for the plugin, beside other requests in the same process:
+	// then the command installs no signal handler and changes no setting
+	// of the process (the resident owns both).
+	served bool
 	// cfg holds the SLIM_* settings, read once by run.
 	cfg settings
 	// printedJSON is set by a command that already wrote its own JSON object
@@ -81,6 +93,19 @@ func (e *env) writeJSON(v any) error {
 	return enc.Encode(v)
 }
 
+// interruptible returns the context a command's interruptible work runs
+// under (a fetch, a search, a write), with its cancel function. As a
+// process of its own, an interrupt or a termination request ends it: a
+// search stops and a write in progress is rolled back instead of being
+// left half done. Served by the resident slim, the plugin's cancel frame
+// (or a signal to the resident) ends it the same way.
+func (e *env) interruptible() (context.Context, context.CancelFunc) {
+	if e.served {
+		return context.WithCancel(e.ctx)
+	}
+	return signal.NotifyContext(e.ctx, os.Interrupt, syscall.SIGTERM)
+}
+
 // usageErr classifies a command-line mistake (exit 2).
 func usageErr(format string, args ...any) error {
 	return slimerr.New(slimerr.Usage, slimerr.CodeUsage, format, args...)
@@ -100,6 +125,10 @@ func newApp(e *env) *cli.App {
 			&cli.StringFlag{Name: "log-level", Value: "", Usage: "log level for stderr (or SLIM_LOG_FILE): debug, info, warn, error; quiet by default", EnvVars: []string{"SLIM_LOG_LEVEL"}},
 		},
 		Before: func(c *cli.Context) error {
+			if e.served {
+				// The resident slim's logger, opened once for all its runs.
+				return nil
+			}
 			l, err := newLogger(c.String("log-level"), e.cfg.logFile, e.stderr)
 			if err != nil {
 				return err
@@ -203,7 +232,17 @@ func newLogger(level, logFile string, stderr io.Writer) (zerolog.Logger, error) 
 // run executes the CLI and returns the exit code. It is main without
 // os.Exit, so testscript can run it in-process.
 func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
-	e := &env{stdin: stdin, stdout: stdout, stderr: stderr, log: zerolog.Nop(), cfg: readSettings(os.Getenv)}
+	return runCLI(&env{ctx: context.Background(), stdin: stdin, stdout: stdout, stderr: stderr}, args)
+}
+
+// runCLI is run for an env whose streams, context and served flag the
+// caller set: the settings and the logger are its own.
+func runCLI(e *env, args []string) int {
+	e.cfg = readSettings(os.Getenv)
+	if !e.served {
+		e.log = zerolog.Nop()
+	}
+	stderr := e.stderr
 	var err error
 	if phase, ok := hookFastPath(args); ok {
 		// The hook runs on every tool call: skip building the whole command
@@ -212,7 +251,7 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 			err = runHook(e, phase)
 		}
 	} else {
-		err = newApp(e).Run(args)
+		err = newApp(e).RunContext(e.ctx, args)
 	}
 	if err == nil && e.badCommand != "" {
 		err = usageErr("unknown command %q", e.badCommand)

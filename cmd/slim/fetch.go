@@ -60,8 +60,11 @@ func fetchCommand(e *env) *cli.Command {
 			// One short-lived process parses one page: collect garbage less
 			// often (a dense megabyte of HTML extracts about a fifth faster),
 			// with a soft memory limit so a 10 MiB page still collects in time.
-			debug.SetGCPercent(400)
-			debug.SetMemoryLimit(384 << 20)
+			// The resident slim keeps the process's own settings.
+			if !e.served {
+				debug.SetGCPercent(400)
+				debug.SetMemoryLimit(384 << 20)
+			}
 			req, err := fetchRequest(e, c)
 			if err == nil && c.Bool("plan") {
 				var plan *fetch.Plan
@@ -74,7 +77,7 @@ func fetchCommand(e *env) *cli.Command {
 			if err == nil {
 				var cfg fetch.Config
 				if cfg, err = fetchConfig(e, c); err == nil {
-					ctx, stop := interruptible()
+					ctx, stop := e.interruptible()
 					defer stop()
 					res, err = fetch.Fetch(ctx, req, cfg)
 					if res != nil {

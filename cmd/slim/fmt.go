@@ -190,7 +190,7 @@ func hostBool(v string) (on, set bool) {
 // formatter runs, so a file outside the worktree or a missing one stops
 // the whole command with nothing formatted.
 func runFmt(e *env, c *cli.Context, h *format.Host, explain bool, files []string, out *fmtJSON) error {
-	ctx, stop := interruptible()
+	ctx, stop := e.interruptible()
 	defer stop()
 	text := !jsonMode(c)
 	if explain {

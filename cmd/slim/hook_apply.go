@@ -7,9 +7,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"os"
-	"os/signal"
-	"syscall"
 
 	"github.com/slimgate/slim/format"
 	"github.com/slimgate/slim/hooks"
@@ -26,7 +23,7 @@ const maxReplyBytes = 4096
 // any point: before the write nothing is written, during it everything
 // written is put back.
 func runApplyHook(e *env) (err error) {
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	ctx, stop := e.interruptible()
 	defer stop()
 	defer func() {
 		// A failure of slim itself still ends the conversation with an
@@ -123,7 +120,7 @@ func formatFiles(e *env, dir string, files []string) []hooks.FormatReport {
 		}
 		return out
 	}
-	ctx, stop := interruptible()
+	ctx, stop := e.interruptible()
 	defer stop()
 	var out []hooks.FormatReport
 	for _, f := range files {

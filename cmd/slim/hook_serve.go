@@ -2,55 +2,131 @@ package main
 
 import (
 	"bufio"
+	"bytes"
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
+	"os"
+	"os/signal"
+	"strings"
 	"sync"
+	"syscall"
 
 	"github.com/slimgate/slim/hooks/protocol"
 	"github.com/slimgate/slim/internal/slimerr"
 )
 
-// `slim hook serve` is the resident form of `slim hook before|after|event`:
-// the OpenCode plugin starts it once and sends every hook request down its
-// stdin, so that a tool call starts no process. Each line in is one frame
-// {"id": N, "phase": P, "request": {...}} and each line out one
-// {"id": N, "answer": {...}} or {"id": N, "error": {kind, code, message}},
-// the same answer and error `slim hook P` would print for that request.
-// Requests are answered concurrently (at most serveWorkers at once), each
-// with its own dispatcher and budget, in the order they finish. End of
-// input ends the server once every request in flight is answered.
+// `slim hook serve` is the resident form of `slim hook before|after|event`
+// and of the commands behind the plugin's own tools: the OpenCode plugin
+// starts it once and sends every request down its stdin, so that a tool
+// call starts no slim process. Each line in is one frame:
 //
-// A frame that cannot be read (not JSON, no id, a line over the limit)
-// ends the server with an error: the plugin then falls back to one process
-// per call, so a broken stream can never answer for the wrong request.
+//	{"id": N, "phase": P, "request": {...}}   a hook request
+//	{"id": N, "run": {"args": [...], "stdin": "..."}}
+//	                                         a tool's command (servedCommand)
+//	{"id": N, "cancel": true}                end run N, as SIGTERM ends a process
+//
+// Each line out answers one hook request, {"id": N, "answer": {...}} or
+// {"id": N, "error": {kind, code, message}}, the same answer and error
+// `slim hook P` would print, or one run, {"id": N, "exit": C, "stdout":
+// "...", "stderr": "..."}, what `slim ARGS` would have printed and exited
+// with. A cancel frame gets no line of its own: the run it ends answers
+// as that command does when interrupted (a write in progress rolled back).
+// Requests are answered concurrently, each with its own dispatcher or
+// command tree and budget, in the order they finish: at most serveWorkers
+// hook requests and, apart from them, serveRuns runs at once, so a slow
+// fetch never holds up a hook. End of input ends the server once every
+// request in flight is answered; SIGINT or SIGTERM cancels the runs in
+// flight, answers everything, and then ends it.
+//
+// A frame that cannot be read (not JSON, no id, a line over the limit, a
+// run of a command the plugin never sends) ends the server with an error:
+// the plugin then falls back to one process per call, so a broken stream
+// can never answer for the wrong request.
 
-// serveWorkers bounds the requests answered at once.
+// serveWorkers bounds the hook requests answered at once.
 const serveWorkers = 8
+
+// serveRuns bounds the commands run at once; more wait their turn.
+const serveRuns = 8
 
 // maxFrameBytes bounds one line: a request at its limit plus the frame.
 const maxFrameBytes = protocol.MaxRequestBytes + 4096
+
+// maxRunStdout bounds what one run may print, as the plugin bounds a
+// process's output; maxRunStderr bounds the stderr kept (the rest is
+// dropped, as the plugin drops it).
+const (
+	maxRunStdout = 64 << 20
+	maxRunStderr = 64 << 10
+)
 
 type serveFrame struct {
 	ID      *int64          `json:"id"`
 	Phase   protocol.Phase  `json:"phase"`
 	Request json.RawMessage `json:"request"`
+	Run     *serveRun       `json:"run"`
+	Cancel  bool            `json:"cancel"`
+}
+
+// serveRun is a run frame's command: its arguments after "slim" and its
+// standard input.
+type serveRun struct {
+	Args  []string `json:"args"`
+	Stdin string   `json:"stdin"`
 }
 
 type serveReply struct {
 	ID     int64              `json:"id"`
 	Answer *protocol.Response `json:"answer,omitempty"`
 	Error  *slimerr.JSON      `json:"error,omitempty"`
+	// Exit, Stdout and Stderr answer a run.
+	Exit   *int   `json:"exit,omitempty"`
+	Stdout string `json:"stdout,omitempty"`
+	Stderr string `json:"stderr,omitempty"`
+}
+
+// servedCommand reports whether args (after "slim") name a command the
+// resident slim runs: the commands behind the plugin's own tools, each of
+// which runs the same in-process as in a process of its own. Anything else
+// (installing hooks, the resident itself, a settler) never comes from the
+// plugin as a run.
+func servedCommand(args []string) bool {
+	switch {
+	case len(args) == 0:
+		return false
+	case args[0] == "fetch":
+		return true
+	case len(args) < 2:
+		return false
+	case args[0] == "search":
+		switch args[1] {
+		case "ast", "replace", "grep", "glob":
+			return true
+		}
+	case args[0] == "tasks":
+		_, ok := taskToolUsage[args[1]]
+		return ok
+	}
+	return false
 }
 
 func runServe(e *env) error {
 	in := bufio.NewReaderSize(e.stdin, 256<<10)
+	// A signal to the resident ends the runs in flight the way it ends a
+	// command of its own process: their contexts are children of this one.
+	base, stopSignals := signal.NotifyContext(e.ctx, os.Interrupt, syscall.SIGTERM)
+	defer stopSignals()
 	var (
-		mu   sync.Mutex // one reply line at a time
-		wg   sync.WaitGroup
-		sem  = make(chan struct{}, serveWorkers)
-		werr error
+		mu      sync.Mutex // one reply line at a time
+		wg      sync.WaitGroup
+		hookSem = make(chan struct{}, serveWorkers)
+		runSem  = make(chan struct{}, serveRuns)
+		werr    error
+		runsMu  sync.Mutex
+		runs    = map[int64]context.CancelFunc{}
 	)
 	write := func(r serveReply) {
 		b, err := json.Marshal(r)
@@ -65,46 +141,173 @@ func runServe(e *env) error {
 	}
 	e.printedJSON = true
 	e.log.Debug().Msg("hook serve: started")
-	served := 0
-	defer func() { e.log.Debug().Int("requests", served).Msg("hook serve: input ended") }()
-	for {
-		line, err := protocol.ReadBoundedLine(in, maxFrameBytes)
-		if errors.Is(err, io.EOF) {
-			break
-		}
-		if err != nil {
-			wg.Wait()
-			return slimerr.New(slimerr.Usage, slimerr.CodeUsage, "hook serve: %v", err)
-		}
-		var f serveFrame
-		if err := json.Unmarshal(line, &f); err != nil || f.ID == nil || len(f.Request) == 0 {
-			wg.Wait()
-			return slimerr.New(slimerr.Usage, slimerr.CodeUsage, "hook serve: a frame must be {\"id\": N, \"phase\": P, \"request\": {...}} on one line")
-		}
-		served++
-		sem <- struct{}{}
-		wg.Add(1)
-		go func(id int64, phase protocol.Phase, data []byte) {
-			defer func() { <-sem; wg.Done() }()
-			defer func() {
-				if p := recover(); p != nil {
-					e.log.Error().Interface("panic", p).Msg("hook serve: internal failure")
-					write(serveReply{ID: id, Error: slimerr.ToJSON(slimerr.New(slimerr.Internal, slimerr.CodeInternal, "hook: internal failure: %v", p))})
-				}
-			}()
-			resp, herr := answerHook(e, phase, data)
-			if herr != nil {
-				write(serveReply{ID: id, Error: slimerr.ToJSON(classify(herr))})
+	served, ran := 0, 0
+	defer func() { e.log.Debug().Int("requests", served).Int("runs", ran).Msg("hook serve: input ended") }()
+
+	// Frames are read on their own goroutine, so that a signal ends the
+	// server while it waits for input.
+	type frameLine struct {
+		line []byte
+		err  error
+	}
+	lines := make(chan frameLine)
+	go func() {
+		for {
+			line, err := protocol.ReadBoundedLine(in, maxFrameBytes)
+			select {
+			case lines <- frameLine{line, err}:
+			case <-base.Done():
 				return
 			}
-			write(serveReply{ID: id, Answer: &resp})
-		}(*f.ID, f.Phase, f.Request)
+			if err != nil {
+				return
+			}
+		}
+	}()
+	finish := func(err error) error {
+		wg.Wait()
+		if err == nil && werr != nil {
+			err = slimerr.Wrap(slimerr.Internal, slimerr.CodeInternal, fmt.Errorf("hook serve: write: %w", werr))
+		}
+		return err
 	}
-	wg.Wait()
-	if werr != nil {
-		return slimerr.Wrap(slimerr.Internal, slimerr.CodeInternal, fmt.Errorf("hook serve: write: %w", werr))
+	for {
+		var fl frameLine
+		select {
+		case fl = <-lines:
+		case <-base.Done():
+			e.log.Debug().Msg("hook serve: signalled; answering the requests in flight")
+			return finish(slimerr.New(slimerr.Internal, slimerr.CodeInternal, "hook serve: ended by a signal"))
+		}
+		if errors.Is(fl.err, io.EOF) {
+			return finish(nil)
+		}
+		if fl.err != nil {
+			return finish(slimerr.New(slimerr.Usage, slimerr.CodeUsage, "hook serve: %v", fl.err))
+		}
+		var f serveFrame
+		if err := json.Unmarshal(fl.line, &f); err != nil || f.ID == nil {
+			return finish(slimerr.New(slimerr.Usage, slimerr.CodeUsage, "hook serve: a frame must be {\"id\": N, \"phase\": P, \"request\": {...}}, {\"id\": N, \"run\": {...}} or {\"id\": N, \"cancel\": true} on one line"))
+		}
+		id := *f.ID
+		switch {
+		case f.Cancel:
+			runsMu.Lock()
+			if cancel, ok := runs[id]; ok {
+				cancel()
+			}
+			runsMu.Unlock()
+		case f.Run != nil:
+			if !servedCommand(f.Run.Args) {
+				return finish(slimerr.New(slimerr.Usage, slimerr.CodeUsage, "hook serve: slim %s is not a command the resident slim runs", strings.Join(f.Run.Args, " ")))
+			}
+			ran++
+			ctx, cancel := context.WithCancel(base)
+			runsMu.Lock()
+			if _, dup := runs[id]; dup {
+				runsMu.Unlock()
+				cancel()
+				return finish(slimerr.New(slimerr.Usage, slimerr.CodeUsage, "hook serve: run %d is already in flight", id))
+			}
+			runs[id] = cancel
+			runsMu.Unlock()
+			wg.Add(1)
+			go func(r serveRun) {
+				defer func() {
+					runsMu.Lock()
+					delete(runs, id)
+					runsMu.Unlock()
+					cancel()
+					wg.Done()
+				}()
+				select {
+				case runSem <- struct{}{}:
+					defer func() { <-runSem }()
+				case <-ctx.Done():
+					// Cancelled while it waited for its turn: it never ran.
+					code := slimerr.Internal.ExitCode()
+					write(serveReply{ID: id, Exit: &code, Stderr: "slim: cancelled before it ran\n"})
+					return
+				}
+				write(serveCommand(e, ctx, id, r))
+			}(*f.Run)
+		default:
+			if len(f.Request) == 0 {
+				return finish(slimerr.New(slimerr.Usage, slimerr.CodeUsage, "hook serve: frame %d has no request", id))
+			}
+			served++
+			hookSem <- struct{}{}
+			wg.Add(1)
+			go func(phase protocol.Phase, data []byte) {
+				defer func() { <-hookSem; wg.Done() }()
+				defer func() {
+					if p := recover(); p != nil {
+						e.log.Error().Interface("panic", p).Msg("hook serve: internal failure")
+						write(serveReply{ID: id, Error: slimerr.ToJSON(slimerr.New(slimerr.Internal, slimerr.CodeInternal, "hook: internal failure: %v", p))})
+					}
+				}()
+				resp, herr := answerHook(e, phase, data)
+				if herr != nil {
+					write(serveReply{ID: id, Error: slimerr.ToJSON(classify(herr))})
+					return
+				}
+				write(serveReply{ID: id, Answer: &resp})
+			}(f.Phase, f.Request)
+		}
 	}
-	return nil
+}
+
+// serveCommand runs one command in this process, as `slim ARGS` would run
+// with r.Stdin on its standard input, and returns its reply: the exit code
+// and what it printed. A command that fails inside slim (a panic) answers
+// as a process that failed would, with exit 1 and the reason on stderr.
+func serveCommand(e *env, ctx context.Context, id int64, r serveRun) (reply serveReply) {
+	stdout := &cappedBuffer{limit: maxRunStdout, fail: true}
+	stderr := &cappedBuffer{limit: maxRunStderr}
+	code := 0
+	defer func() {
+		if p := recover(); p != nil {
+			e.log.Error().Interface("panic", p).Strs("args", r.Args).Msg("hook serve: internal failure in a run")
+			fmt.Fprintf(stderr, "slim: internal failure: %v\n", p)
+			code = slimerr.Internal.ExitCode()
+		}
+		if stdout.over {
+			code = slimerr.Internal.ExitCode()
+			stdout.buf.Reset()
+			fmt.Fprintf(stderr, "slim: the command printed more than %d bytes\n", maxRunStdout)
+		}
+		reply = serveReply{ID: id, Exit: &code, Stdout: stdout.buf.String(), Stderr: stderr.buf.String()}
+	}()
+	ce := &env{ctx: ctx, served: true, log: e.log, stdin: strings.NewReader(r.Stdin), stdout: stdout, stderr: stderr}
+	code = runCLI(ce, append([]string{"slim"}, r.Args...))
+	return reply
+}
+
+// cappedBuffer keeps at most limit bytes. Past it, a failing buffer
+// refuses the write (the command's output is then wrong, and its run is
+// answered as a failure), and a plain one drops the rest silently.
+type cappedBuffer struct {
+	buf   bytes.Buffer
+	limit int
+	fail  bool
+	over  bool
+}
+
+var errRunOutput = errors.New("output over the resident slim's limit")
+
+func (b *cappedBuffer) Write(p []byte) (int, error) {
+	room := b.limit - b.buf.Len()
+	if len(p) <= room {
+		return b.buf.Write(p)
+	}
+	b.over = true
+	if b.fail {
+		return 0, errRunOutput
+	}
+	if room > 0 {
+		b.buf.Write(p[:room])
+	}
+	return len(p), nil
 }
 
 // answerHook answers one hook request of phase, its JSON in data, as

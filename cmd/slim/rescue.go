@@ -5,10 +5,8 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"os/signal"
 	"strconv"
 	"strings"
-	"syscall"
 	"time"
 
 	"github.com/slimgate/slim/hooks"
@@ -107,12 +105,12 @@ func runRescue(e *env, c *cli.Context) (*rescue.Result, error) {
 	if err != nil {
 		return nil, err
 	}
-	ctx := context.Background()
+	ctx := e.ctx
 	if apply {
 		// An interrupt or a termination request rolls the files back
 		// instead of leaving part of the patch applied; only SIGKILL can.
 		var stop context.CancelFunc
-		ctx, stop = signal.NotifyContext(ctx, os.Interrupt, syscall.SIGTERM)
+		ctx, stop = e.interruptible()
 		defer stop()
 	}
 	var pause func(int)

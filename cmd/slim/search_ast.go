@@ -1,12 +1,8 @@
 package main
 
 import (
-	"context"
 	"io"
-	"os"
-	"os/signal"
 	"strings"
-	"syscall"
 
 	"github.com/slimgate/slim/internal/slimerr"
 	"github.com/slimgate/slim/search/astgrep"
@@ -61,7 +57,7 @@ func searchASTCommand(e *env) *cli.Command {
 			var res *astgrep.SearchResult
 			bin, q, err := astQuery(e, c)
 			if err == nil {
-				ctx, stop := interruptible()
+				ctx, stop := e.interruptible()
 				defer stop()
 				res, err = astgrep.Search(ctx, astgrep.SearchOptions{Query: q, Context: c.Int("context")})
 			}
@@ -108,7 +104,7 @@ func searchReplaceCommand(e *env) *cli.Command {
 				err = usageErr("--approved goes with --apply")
 			}
 			if err == nil {
-				ctx, stop := interruptible()
+				ctx, stop := e.interruptible()
 				defer stop()
 				opts := astgrep.ReplaceOptions{Query: q, Rewrite: c.String("rewrite"), Apply: apply, AllowNested: e.cfg.allowNested}
 				if c.IsSet("approved") {
@@ -134,13 +130,6 @@ func searchReplaceCommand(e *env) *cli.Command {
 			return err
 		},
 	}
-}
-
-// interruptible returns a context that an interrupt or a termination
-// request ends: ast-grep is stopped, and a write in progress is rolled back
-// instead of leaving part of the replace applied.
-func interruptible() (context.Context, context.CancelFunc) {
-	return signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 }
 
 // astQuery checks the flags shared by search and replace and locates the

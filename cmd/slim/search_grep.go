@@ -6,9 +6,6 @@ import (
 	"flag"
 	"fmt"
 	"io"
-	"os"
-	"os/signal"
-	"syscall"
 	"time"
 
 	"github.com/slimgate/slim/internal/slimerr"
@@ -219,7 +216,7 @@ func doSearch(e *env, a searchArgs, tool string, out *searchJSON) error {
 		reason = "ripgrep (rg) was not found on PATH or in OpenCode's bin directory"
 	}
 
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	ctx, stop := e.interruptible()
 	defer stop()
 	timeout := a.timeout
 	if timeout <= 0 {

@@ -319,7 +319,7 @@ func taskToolCommand(e *env, name string, getenv func(string) string) *cli.Comma
 			if err != nil {
 				return err
 			}
-			ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+			ctx, stop := e.interruptible()
 			defer stop()
 			res, err := tasks.Call(ctx, cfg, name, req)
 			if te, ok := tasks.AsError(err); ok && te.Kind == tasks.Tool {

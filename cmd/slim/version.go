@@ -41,7 +41,7 @@ func versionCommand(e *env) *cli.Command {
 					// for those. It comes from the dispatcher `slim hook`
 					// builds, with the same environment.
 					Phases protocol.Plan `json:"phases"`
-				}{version, commit, protocol.Version, runtime.Version(), []string{"search", "fetch", "tasks", "apply", "serve"}, astgrep.Languages, newDispatcher(e).Plan()})
+				}{version, commit, protocol.Version, runtime.Version(), []string{"search", "fetch", "tasks", "apply", "serve", "serve-runs"}, astgrep.Languages, newDispatcher(e).Plan()})
 			}
 			_, err := fmt.Fprintf(e.stdout, "slim %s (commit %s, protocol %d, %s)\n", version, commit, protocol.Version, runtime.Version())
 			return err

@@ -282,6 +282,22 @@ const SERVE_MAX_BYTES = 1 << 20;
 // starting it again and runs one process per call for good.
 const SERVE_MAX_STARTS = 3;
 
+// runResult is a result in run's shape, with extra's fields set.
+function runResult(extra) {
+  return { code: null, signal: null, stdout: "", stderr: "", timedOut: false, error: null, ...extra };
+}
+
+// runReply turns the resident slim's answer to a run into run's result:
+// the exit code and output of the command, as a process would give them.
+function runReply(reply) {
+  if (!Number.isInteger(reply.exit)) return runResult({ error: new Error("slim's resident answer to a command has no exit code") });
+  return runResult({
+    code: reply.exit,
+    stdout: typeof reply.stdout === "string" ? reply.stdout : "",
+    stderr: typeof reply.stderr === "string" ? reply.stderr : "",
+  });
+}
+
 // residentSlim keeps one `slim hook serve` running for this plugin and
 // answers hook requests through it: one JSON line {id, phase, request} out,
 // one {id, answer|error} back, so that a tool call starts no process.
@@ -296,14 +312,24 @@ function residentSlim(bin, log) {
   let starts = 0;
   let seq = 0;
   let closed = false;
-  // id -> {phase, settle}
+  // id -> {phase, settle, reply}; phase is "run" for a tool's command.
   const pending = new Map();
+  // Runs that timed out: no longer awaited, but the resident must still
+  // answer them (the stopped command's answer) or be killed.
+  const stopped = new Set();
   // lost settles the calls the resident slim will not answer. A before
   // only reads, so it runs again as a process of its own; an after or an
   // event may already have been counted, so it is not run twice: it
-  // fails, which lets the call pass.
+  // fails, which lets the call pass. A run may have done part of its work
+  // (a task started, a file written and rolled back): it is not run again
+  // either, and fails with the reason.
   const lost = (why) => {
-    for (const [, p] of pending) p.settle(p.phase === "before" ? { gone: true } : { failure: why });
+    stopped.clear();
+    for (const [, p] of pending) {
+      if (p.phase === "before") p.settle({ gone: true });
+      else if (p.phase === "run") p.settle(runResult({ error: new Error(why) }));
+      else p.settle({ failure: why });
+    }
     pending.clear();
   };
   const kill = (c, why) => {
@@ -344,10 +370,12 @@ function residentSlim(bin, log) {
           kill(c, "it printed a line that is not JSON");
           return;
         }
+        if (isPlainObject(reply)) stopped.delete(reply.id);
         const p = isPlainObject(reply) ? pending.get(reply.id) : undefined;
         if (!p) continue;
         pending.delete(reply.id);
-        if (isPlainObject(reply.answer)) p.settle({ answer: reply.answer });
+        if (p.phase === "run") p.settle(runReply(reply));
+        else if (isPlainObject(reply.answer)) p.settle({ answer: reply.answer });
         else if (isPlainObject(reply.error)) p.settle({ failure: `slim refused the request (${reply.error.code}): ${reply.error.message}` });
         else p.settle({ failure: "slim's resident answer has neither answer nor error" });
       }
@@ -404,6 +432,78 @@ function residentSlim(bin, log) {
           pending.delete(id);
           clearTimeout(timer);
           resolve({ gone: true });
+        }
+      });
+    },
+    // exec runs one of slim's tool commands (args after "slim", input on
+    // its stdin) in the resident slim, and resolves as run does, with
+    // {code, signal, stdout, stderr, timedOut, error}, or with {gone: true}
+    // when there is no usable resident slim (nothing was sent; the caller
+    // runs a process). At limitMs it resolves timed out and asks the
+    // resident to stop the command; abortSignal asks the same and waits
+    // for the command's own answer, as SIGTERM does for a process. A
+    // resident that has not answered a stopped command ABORT_GRACE_MS
+    // later is killed.
+    exec(args, input, limitMs, abortSignal) {
+      let frame;
+      try {
+        frame = JSON.stringify({ args, stdin: input });
+      } catch {
+        return Promise.resolve({ gone: true });
+      }
+      if (closed || Buffer.byteLength(frame) > SERVE_MAX_BYTES) return Promise.resolve({ gone: true });
+      const c = child || start();
+      if (!c) return Promise.resolve({ gone: true });
+      const id = ++seq;
+      return new Promise((resolve) => {
+        let graceTimer = null;
+        const stopRun = () => {
+          try {
+            c.stdin.write(`{"id":${id},"cancel":true}\n`);
+          } catch {
+            // the exit settles the call
+          }
+          if (!graceTimer) {
+            graceTimer = setTimeout(() => {
+              if (child === c && (pending.has(id) || stopped.has(id))) kill(c, "it did not stop a command it was asked to stop");
+              stopped.delete(id);
+            }, ABORT_GRACE_MS);
+            graceTimer.unref();
+          }
+        };
+        const onAbort = () => stopRun();
+        const done = (v) => {
+          clearTimeout(timer);
+          if (abortSignal) abortSignal.removeEventListener("abort", onAbort);
+          resolve(v);
+        };
+        const timer = setTimeout(() => {
+          if (!pending.has(id)) return;
+          pending.delete(id);
+          // The answer is no longer awaited, but the resident must still
+          // give one (the stopped command's) within the grace period.
+          stopped.add(id);
+          stopRun();
+          done(runResult({ timedOut: true }));
+        }, limitMs);
+        pending.set(id, {
+          phase: "run",
+          settle: (v) => {
+            if (graceTimer) clearTimeout(graceTimer);
+            done(v);
+          },
+        });
+        try {
+          c.stdin.write(`{"id":${id},"run":${frame}}\n`);
+        } catch {
+          pending.delete(id);
+          clearTimeout(timer);
+          resolve({ gone: true });
+          return;
+        }
+        if (abortSignal) {
+          if (abortSignal.aborted) onAbort();
+          else abortSignal.addEventListener("abort", onAbort, { once: true });
         }
       });
     },
@@ -1015,6 +1115,22 @@ export const SlimPlugin = async (input) => {
   const serveOff = ["0", "false", "no", "off"].includes((process.env.SLIM_SERVE || "").trim().toLowerCase());
   const resident = !serveOff && Array.isArray(probe.answer.features) && probe.answer.features.includes("serve") ? residentSlim(bin, log) : null;
 
+  // The resident slim also runs the commands behind the plugin's own tools
+  // (search, fetch, background tasks) when this slim can: a tool call then
+  // starts no slim process either.
+  const runsServed = resident !== null && probe.answer.features.includes("serve-runs");
+
+  // runTool runs one of slim's tool commands, in the resident slim when it
+  // can, else as a process of its own; either way the result has run's
+  // shape.
+  const runTool = async (argv, input, limitMs, abortSignal) => {
+    if (runsServed) {
+      const r = await resident.exec(argv, input, limitMs, abortSignal);
+      if (!r.gone) return r;
+    }
+    return run(bin, argv, input, limitMs, abortSignal);
+  };
+
   const host = () => ({
     flavor: "v1",
     platform: process.platform,
@@ -1076,7 +1192,7 @@ export const SlimPlugin = async (input) => {
     for (const g of stringList(args.globs, "globs")) argv.push("--globs", g);
     for (const d of nodeBins(dir, wt)) argv.push("--node-bin", d);
     argv.push(...extra);
-    const answer = toolAnswer(tool, await run(bin, argv, "", AST_TIMEOUT_MS, tctx && tctx.abort), AST_TIMEOUT_MS);
+    const answer = toolAnswer(tool, await runTool(argv, "", AST_TIMEOUT_MS, tctx && tctx.abort), AST_TIMEOUT_MS);
     if (typeof answer.output !== "string") throw new Error(`${tool}: slim gave no output`);
     return answer;
   };
@@ -1095,7 +1211,7 @@ export const SlimPlugin = async (input) => {
     if (opts.plan) argv.push("--plan");
     else argv.push(...fetchContext(ctx, directory, tctx));
     argv.push("-");
-    return toolAnswer("webfetch", await run(bin, argv, input, opts.limitMs, tctx && tctx.abort), opts.limitMs);
+    return toolAnswer("webfetch", await runTool(argv, input, opts.limitMs, tctx && tctx.abort), opts.limitMs);
   };
 
   const tools = {
@@ -1206,7 +1322,7 @@ export const SlimPlugin = async (input) => {
       args: spec.args,
       async execute(args, tctx) {
         const input = JSON.stringify(taskRequest(args, tctx, ctx, directory));
-        const output = taskAnswer(name, await run(bin, ["tasks", spec.cmd], input, spec.limitMs, tctx && tctx.abort), spec.limitMs);
+        const output = taskAnswer(name, await runTool(["tasks", spec.cmd], input, spec.limitMs, tctx && tctx.abort), spec.limitMs);
         return { title: `${name}${isPlainObject(args) && typeof args.task_id === "string" ? " " + args.task_id : ""}`, output, metadata: {} };
       },
     };

@@ -942,8 +942,10 @@ async function docServer(t) {
   return { base: `http://127.0.0.1:${srv.address().port}`, seen };
 }
 
-// recordingSlim runs the real slim and writes each call's arguments (one
-// line) and stdin (the next line) to the returned log file.
+// recordingSlim runs the real slim and records each fetch: as a process,
+// its arguments (one line) and stdin (the next line) in the returned log
+// file; through the resident slim, the frames it was sent, in the log file
+// with ".frames" appended.
 function recordingSlim() {
   const log = path.join(work, `argv-${++pluginSeq}.log`);
   const bin = fakeSlim(
@@ -955,16 +957,29 @@ function recordingSlim() {
   printf '%s' "$in" | "${realSlim}" "$@"
   exit $?
 fi
+if [ "$1 $2" = "hook serve" ]; then
+  tee -a "${log}.frames" | "${realSlim}" "$@"
+  exit $?
+fi
 exec "${realSlim}" "$@"`,
   );
   return { bin, log };
 }
 
+// fetchCalls lists the fetches recordingSlim saw, {argv, stdin, served},
+// processes first, then the resident slim's runs in the order sent.
 function fetchCalls(log) {
-  if (!existsSync(log)) return [];
-  const lines = readFileSync(log, "utf8").split("\n");
   const out = [];
-  for (let i = 0; i + 1 < lines.length; i += 2) out.push({ argv: lines[i], stdin: lines[i + 1] });
+  if (existsSync(log)) {
+    const lines = readFileSync(log, "utf8").split("\n");
+    for (let i = 0; i + 1 < lines.length; i += 2) out.push({ argv: lines[i], stdin: lines[i + 1], served: false });
+  }
+  if (existsSync(log + ".frames")) {
+    for (const line of readFileSync(log + ".frames", "utf8").split("\n").filter(Boolean)) {
+      const f = JSON.parse(line);
+      if (f.run && f.run.args[0] === "fetch") out.push({ argv: f.run.args.join(" "), stdin: f.run.stdin, served: true });
+    }
+  }
   return out;
 }
 
@@ -1028,6 +1043,7 @@ test("webfetch: asks for the plan's URLs, then returns slim's markdown; the cont
 
   const calls = fetchCalls(rec.log);
   assert.equal(calls.length, 2);
+  assert.ok(calls.every((c) => c.served), "both fetches ran in the resident slim");
   assert.equal(calls[0].argv, "fetch --json --plan -");
   assert.equal(calls[1].argv, `fetch --json --opencode-url http://127.0.0.1:4096/ --session-id ses_fetch --directory ${sessionDir} -`);
   for (const c of calls) assert.deepEqual(JSON.parse(c.stdin), { url, prefer_llms_txt: "never" });
@@ -1520,6 +1536,107 @@ exec "${realSlim}" "$@"`,
   const args = { filePath: path.join(dir, "a.txt") };
   await hooks["tool.execute.before"]({ tool: "read", sessionID: "s", callID: "h2" }, { args });
   assert.equal(readFileSync(path.join(work, "hang.log"), "utf8").split("\n").filter(Boolean).length, 2);
+  await hooks.dispose();
+});
+
+test("resident slim: the tools' commands run in it too, so a webfetch starts no process; SLIM_SERVE=0 runs them as processes", async (t) => {
+  fetchEnv(true);
+  const srv = await docServer(t);
+  const spawned = spawnLog("resident-runs");
+  const dir = project();
+  const hooks = await (await loadPlugin())(hostInput(dir));
+  const { ctx } = toolCtx(dir);
+  const r = await hooks.tool.webfetch.execute({ url: `${srv.base}/docs/install.html`, prefer_llms_txt: "never" }, ctx);
+  assert.match(r.output, /Widgets are installed with a single command\./);
+  // slim's own failure reaches the model as from a process.
+  await assert.rejects(hooks.tool.webfetch.execute({ url: "ftp://example.com/" }, ctx), /^Error: .*(http|scheme)/i);
+  assert.deepEqual(spawned(), ["version --json", "hook serve"]);
+  await hooks.dispose();
+
+  delete globalThis[REGISTRY_KEY];
+  process.env.SLIM_SERVE = "0";
+  fetchEnv(true); // a cache of its own: the same page, fetched again
+  const spawnedOff = spawnLog("resident-runs-off");
+  const off = await (await loadPlugin())(hostInput(dir));
+  const r2 = await off.tool.webfetch.execute({ url: `${srv.base}/docs/install.html`, prefer_llms_txt: "never" }, toolCtx(dir).ctx);
+  assert.equal(r2.output, r.output);
+  assert.deepEqual(spawnedOff(), ["version --json", "fetch --json --plan -", `fetch --json --opencode-url http://127.0.0.1:4096/ --session-id ses_ast --directory ${dir} -`]);
+});
+
+test("resident slim: a run lost when it dies fails with the reason and is not run again", { skip: process.platform === "win32" }, async (t) => {
+  fetchEnv(true);
+  const srv = await docServer(t);
+  const spawned = spawnLog("resident-run-lost");
+  const dir = project();
+  const hooks = await (await loadPlugin())(hostInput(dir));
+  const call = hooks.tool.webfetch.execute({ url: `${srv.base}/hang`, prefer_llms_txt: "never" }, toolCtx(dir).ctx);
+  const deadline = Date.now() + 10000;
+  while (!srv.seen.some((s) => s.url === "/hang") && Date.now() < deadline) await new Promise((r) => setTimeout(r, 20));
+  assert.ok(srv.seen.some((s) => s.url === "/hang"), "slim never reached the page");
+  const pidLine = readFileSync(path.join(work, "resident-run-lost.log"), "utf8").split("\n").find((l) => l.endsWith(" hook serve"));
+  process.kill(Number(pidLine.split(" ")[0]), "SIGKILL");
+  await assert.rejects(call, /^Error: webfetch: slim could not run: the resident slim exited before it answered/);
+  await new Promise((r) => setTimeout(r, 200));
+  assert.deepEqual(spawned(), ["version --json", "hook serve"], "the lost fetch was not run again as a process");
+  assert.equal(srv.seen.filter((s) => s.url === "/hang").length, 1);
+  await hooks.dispose();
+});
+
+// residentFake is a slim whose resident form is a script: it logs every
+// frame, passes every hook, never answers a run, and answers a cancel frame
+// as a stopped command would when cancelAnswered is true.
+function residentFake(name, cancelAnswered) {
+  const frames = path.join(work, `${name}.frames`);
+  const script = path.join(work, `${name}.mjs`);
+  writeFileSync(
+    script,
+    `import { createInterface } from "node:readline";
+import { appendFileSync } from "node:fs";
+createInterface({ input: process.stdin }).on("line", (l) => {
+  appendFileSync(${JSON.stringify(frames)}, l + "\\n");
+  const f = JSON.parse(l);
+  if (f.phase) process.stdout.write(JSON.stringify({ id: f.id, answer: { v: 1, action: "pass" } }) + "\\n");
+  else if (f.cancel && ${cancelAnswered}) process.stdout.write(JSON.stringify({ id: f.id, exit: 1, stderr: "stopped\\n" }) + "\\n");
+});
+`,
+  );
+  const spawned = spawnLog(name);
+  const wrapper = process.env.SLIM_BIN;
+  process.env.SLIM_BIN = fakeSlim(`${name}-outer`, `if [ "$1 $2" = "hook serve" ]; then "${wrapper}" version >/dev/null; printf '%s %s\\n' "$$" "$*" >> "${path.join(work, name + ".log")}"; exec "${process.execPath}" "${script}"; fi\nexec "${wrapper}" "$@"`);
+  return {
+    spawned,
+    frames: () => (existsSync(frames) ? readFileSync(frames, "utf8").split("\n").filter(Boolean).map((l) => JSON.parse(l)) : []),
+  };
+}
+
+test("resident slim: a run past its limit fails as timed out and is cancelled; a resident that answers the cancel stays", { skip: process.platform === "win32" }, async () => {
+  const fake = residentFake("resident-run-timeout", true);
+  process.env.SLIM_HOOK_TIMEOUT_MS = "400";
+  const dir = project();
+  const hooks = await (await loadPlugin())(hostInput(dir));
+  const t0 = Date.now();
+  await assert.rejects(hooks.tool.webfetch.execute({ url: "https://example.com/" }, toolCtx(dir).ctx), /^Error: webfetch: slim did not answer within 0 s and was stopped/);
+  assert.ok(Date.now() - t0 < 3000, `the call took ${Date.now() - t0} ms`);
+  await new Promise((r) => setTimeout(r, 100));
+  const runs = fake.frames().filter((f) => f.run);
+  assert.equal(runs.length, 1);
+  assert.deepEqual(runs[0].run.args, ["fetch", "--json", "--plan", "-"]);
+  assert.deepEqual(fake.frames().filter((f) => f.cancel).map((f) => f.id), [runs[0].id]);
+  // The same resident serves the next call.
+  await hooks["tool.execute.after"]({ tool: "bash", sessionID: "s", callID: "b", args: { command: "ls" } }, { output: "x" });
+  assert.equal(fake.spawned().filter((l) => l === "hook serve").length, 1);
+  await hooks.dispose();
+});
+
+test("resident slim: one that does not answer a cancelled run is killed after the grace period and replaced", { skip: process.platform === "win32" }, async () => {
+  const fake = residentFake("resident-run-stuck", false);
+  process.env.SLIM_HOOK_TIMEOUT_MS = "400";
+  const dir = project();
+  const hooks = await (await loadPlugin())(hostInput(dir));
+  await assert.rejects(hooks.tool.webfetch.execute({ url: "https://example.com/" }, toolCtx(dir).ctx), /did not answer within 0 s and was stopped/);
+  await new Promise((r) => setTimeout(r, 5600));
+  await hooks["tool.execute.after"]({ tool: "bash", sessionID: "s", callID: "b", args: { command: "ls" } }, { output: "x" });
+  assert.equal(fake.spawned().filter((l) => l === "hook serve").length, 2, "the stuck resident was replaced");
   await hooks.dispose();
 });
 
