@@ -144,6 +144,14 @@ func TestAstGrepTools(t *testing.T) {
 			t.Errorf("the outside file changed: %q %v", b, err)
 		}
 	})
+	t.Run("the resident slim ran the searches and replaces", func(t *testing.T) {
+		if got := p.servedRuns("search ast"); got[0] == 0 {
+			t.Errorf("served search ast runs by exit code: %v, want some with exit 0", got)
+		}
+		if got := p.servedRuns("search replace"); got[0] == 0 || got[5] == 0 {
+			t.Errorf("served search replace runs by exit code: %v, want some with exit 0 and the outside one with 5", got)
+		}
+	})
 }
 
 // The host's edit permission governs the replace: with edit denied the

@@ -802,6 +802,24 @@ func (p *project) slimLog() string {
 	return string(b)
 }
 
+// servedRuns counts the commands named command ("fetch", "search ast",
+// "tasks status") that the resident slim ran for the plugin, by their exit
+// code, as slim's log records them.
+func (p *project) servedRuns(command string) map[int]int {
+	runs := map[int]int{}
+	for _, line := range strings.Split(p.slimLog(), "\n") {
+		var e struct {
+			Message string `json:"message"`
+			Command string `json:"command"`
+			Exit    int    `json:"exit"`
+		}
+		if json.Unmarshal([]byte(line), &e) == nil && e.Message == "hook serve: ran" && e.Command == command {
+			runs[e.Exit]++
+		}
+	}
+	return runs
+}
+
 func clip(s string, n int) string {
 	if len(s) <= n {
 		return s

@@ -180,6 +180,13 @@ func TestBackgroundTaskTools(t *testing.T) {
 			t.Errorf("the child session %s has parent %q, want %s", childID, sess.ParentID, parentID)
 		}
 	})
+	t.Run("the resident slim ran every task tool call", func(t *testing.T) {
+		for cmd, n := range map[string]int{"tasks status": 2, "tasks message": 1, "tasks result": 2, "tasks cancel": 1, "tasks revive": 1} {
+			if got := p.servedRuns(cmd); got[0] != n {
+				t.Errorf("%s: served runs by exit code %v, want %d with exit 0", cmd, got, n)
+			}
+		}
+	})
 	t.Run("slim's store tracks the job", func(t *testing.T) {
 		stateDir := filepath.Join(p.root, "slim-state")
 		files, _ := filepath.Glob(filepath.Join(stateDir, "tasks", "*", "state.json"))

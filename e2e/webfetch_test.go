@@ -185,6 +185,11 @@ func TestWebfetchServedBySlim(t *testing.T) {
 			t.Errorf("slim's cache %s is empty (%v): SLIM_CACHE_DIR did not reach slim", cacheDir, err)
 		}
 	})
+	t.Run("the resident slim ran the plan and the fetch, no process of their own", func(t *testing.T) {
+		if got := p.servedRuns("fetch"); got[0] != 2 || len(got) != 1 {
+			t.Errorf("the resident slim's fetch runs by exit code: %v, want 2 with exit 0 (the plan and the fetch)", got)
+		}
+	})
 }
 
 // The user's webfetch permission still decides. The host asks nothing for

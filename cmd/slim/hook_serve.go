@@ -277,10 +277,22 @@ func serveCommand(e *env, ctx context.Context, id int64, r serveRun) (reply serv
 			fmt.Fprintf(stderr, "slim: the command printed more than %d bytes\n", maxRunStdout)
 		}
 		reply = serveReply{ID: id, Exit: &code, Stdout: stdout.buf.String(), Stderr: stderr.buf.String()}
+		// The command's name only: its arguments are the model's.
+		e.log.Debug().Str("command", commandName(r.Args)).Int("exit", code).Msg("hook serve: ran")
 	}()
 	ce := &env{ctx: ctx, served: true, log: e.log, stdin: strings.NewReader(r.Stdin), stdout: stdout, stderr: stderr}
 	code = runCLI(ce, append([]string{"slim"}, r.Args...))
 	return reply
+}
+
+// commandName is the name of a served command, "search ast" or "fetch":
+// its arguments up to the first flag, at most two.
+func commandName(args []string) string {
+	n := 0
+	for n < len(args) && n < 2 && !strings.HasPrefix(args[n], "-") {
+		n++
+	}
+	return strings.Join(args[:n], " ")
 }
 
 // cappedBuffer keeps at most limit bytes. Past it, a failing buffer
