@@ -8,6 +8,9 @@
 # disturb the others), slim's built-in fallback (no rg on PATH) against rg,
 # FALLBACK_RUNS times each (default 5). Goal: slim adds at most one bare-exec time
 # over the rg it drives; the fallback's time is reported, not bounded.
+# Each query is also run by the resident slim (`slim hook serve`, the way the
+# OpenCode plugin has its tools' commands run: no slim process per call),
+# in the row "served", with its overhead over rg beside the process's.
 # When ast-grep is found (SLIM_AST_GREP, PATH or e2e/node_modules/.bin),
 # `slim search ast` is measured against ast-grep alone in the same way,
 # AST_RUNS times each (default 5: one ast-grep run takes seconds).
@@ -23,10 +26,10 @@ fallback=(/usr/bin/env -i PATH="$out/empty" HOME="$out/empty" "$out/slim")
 
 echo "== $(uname -sm), $(nproc) cores, $("$rg" --version | head -n1), $(go version | cut -d' ' -f3), tree $src ($(find "$src" -type f | wc -l) files)"
 
-# overhead FILE [BASE]: slim's median minus BASE's (default rg), in
-# bare-exec times.
+# overhead FILE [BASE [NAME]]: NAME's median (default slim) minus BASE's
+# (default rg), in bare-exec times.
 overhead() {
-	awk -v base="${2:-rg}" '
+	awk -v base="${2:-rg}" -v name="${3:-slim}" '
 	function ns(s) {
 		if (s ~ /µs$/) { sub(/µs$/, "", s); return s * 1e3 }
 		if (s ~ /ms$/) { sub(/ms$/, "", s); return s * 1e6 }
@@ -35,8 +38,8 @@ overhead() {
 	}
 	NR > 1 { m[$1] = ns($3) }
 	END {
-		d = m["slim"] - m[base]
-		printf "slim - %s = %.2f ms = %.2f bare execs (bare %.2f ms)\n", base, d / 1e6, d / m["bare"], m["bare"] / 1e6
+		d = m[name] - m[base]
+		printf "%s - %s = %.2f ms = %.2f bare execs (bare %.2f ms)\n", name, base, d / 1e6, d / m["bare"], m["bare"] / 1e6
 	}' "$1"
 }
 
@@ -54,8 +57,10 @@ query() { # name, then the rg arguments, ";;", then the slim arguments
 	(cd "$src" && "$out/compare" -n "$runs" -warmup 2 \
 		rg="$rg" "${rgargs[@]}" ";;" \
 		slim="$out/slim" "${slimargs[@]}" ";;" \
+		served="serve:$out/slim" "${slimargs[@]}" ";;" \
 		bare="$out/bare") | tee "$out/table.txt"
 	overhead "$out/table.txt"
+	overhead "$out/table.txt" rg served
 	(cd "$src" && "$out/compare" -n "${FALLBACK_RUNS:-5}" -warmup 1 \
 		rg="$rg" "${rgargs[@]}" ";;" \
 		fallback="${fallback[@]}" "${slimargs[@]}") | tail -n +2
@@ -80,8 +85,10 @@ astquery() { # name, directory, pattern
 	(cd "$2" && SLIM_AST_GREP="$ast" "$out/compare" -n "${AST_RUNS:-5}" -warmup 1 \
 		ast-grep="$ast" run -p "$3" --lang go --json=compact . ";;" \
 		slim="$out/slim" search ast --root "$2" -p "$3" -l go ";;" \
+		served="serve:$out/slim" search ast --root "$2" -p "$3" -l go ";;" \
 		bare="$out/bare") | tee "$out/table.txt"
 	overhead "$out/table.txt" ast-grep
+	overhead "$out/table.txt" ast-grep served
 }
 if [[ -n $ast ]]; then
 	# On the whole tree slim stops at its bound (500 matches listed, 1 MiB of

@@ -113,7 +113,9 @@ measure() {
 # call does what a real one does: reads the store, reads the live status
 # map, records the busy sighting (a transaction that rewrites the live
 # document), reads the task's newest message, and answers. Goal: at most
-# 2x a bare exec. `slim version` runs beside it as slim's own start-up.
+# 2x a bare exec. `slim version` runs beside it as slim's own start-up, and
+# the same status call as the OpenCode plugin has it run, by the resident
+# slim (`slim hook serve`: no process per call), in the row status-served.
 # The scope is seeded as a version 1 document (everything in state.json);
 # the first call, made before the measured ones, migrates it, which moves
 # the finished jobs to the archive.
@@ -170,7 +172,8 @@ PY
 	scope=$(dirname "$(find "$state" -name state.json)")
 	echo "== (b) slim tasks status, $jobs jobs (files: $(cd "$scope" && du -k state.json archive-*.json 2>/dev/null | awk '{printf "%s%s %s KB", (NR > 1 ? ", " : ""), $2, $1}')), against a bare exec"
 	SLIM_STATE_DIR="$state" "$out/compare" -n "${STATUS_RUNS:-31}" bare="$out/bare" ";;" \
-		version="$out/slim" version ";;" status="$out/slim" tasks status "@$out/status.json"
+		version="$out/slim" version ";;" status="$out/slim" tasks status "@$out/status.json" ";;" \
+		status-served="serve:$out/slim" tasks status "@$out/status.json"
 	exec 9>&-
 	wait "$fake" 2>/dev/null || true
 }

@@ -13,6 +13,12 @@
 //
 // Commands are separated by a ";;" argument. A command's stdin is the file
 // given with @FILE as its last argument (the "@FILE" is removed), or empty.
+// A command written NAME=serve:SLIM ARGS... is not started as a process:
+// one `SLIM hook serve` (started once, before the runs, and shared by every
+// such command of that SLIM) runs `slim ARGS...` for each run, as the
+// OpenCode plugin has its tool commands run. Its row shows the wall time
+// from the request to the answer; the resident's CPU time and page faults
+// are not split per command, so they show as "-".
 package main
 
 import (
@@ -29,6 +35,9 @@ type command struct {
 	name  string
 	argv  []string
 	stdin []byte
+	// served is the resident slim that runs argv (slim's arguments), or
+	// nil for a process of its own.
+	served *timing.Resident
 }
 
 func main() {
@@ -38,8 +47,25 @@ func main() {
 	cmds, err := parse(flag.Args())
 	if err != nil || len(cmds) == 0 {
 		fmt.Fprintln(os.Stderr, "compare:", err)
-		fmt.Fprintln(os.Stderr, "usage: compare [-n N] NAME=CMD ARGS... ';;' NAME=CMD ARGS...")
+		fmt.Fprintln(os.Stderr, "usage: compare [-n N] NAME=CMD ARGS... ';;' NAME=serve:SLIM ARGS... ';;' ...")
 		os.Exit(2)
+	}
+	residents := map[string]*timing.Resident{}
+	for i, c := range cmds {
+		bin, ok := strings.CutPrefix(c.argv[0], "serve:")
+		if !ok {
+			continue
+		}
+		r := residents[bin]
+		if r == nil {
+			if r, err = timing.StartResident(bin); err != nil {
+				fmt.Fprintf(os.Stderr, "compare: %s: %v\n", c.name, err)
+				os.Exit(1)
+			}
+			residents[bin] = r
+			defer r.Close()
+		}
+		cmds[i].served, cmds[i].argv = r, c.argv[1:]
 	}
 	for i := 0; i < *warm; i++ {
 		for _, c := range cmds {
@@ -64,6 +90,11 @@ func main() {
 	fmt.Printf("%-28s %8s %12s %8s %12s %8s %8s\n", "command", "runs", "median", "ratio", "cpu", "ratio", "faults")
 	for j, c := range cmds {
 		wall, cpu, faults := medians(runs[j])
+		if c.served != nil {
+			fmt.Printf("%-28s %8d %12s %7.2fx %12s %8s %8s\n", c.name, len(runs[j]),
+				wall.Round(time.Microsecond), float64(wall)/float64(wall0), "-", "", "-")
+			continue
+		}
 		fmt.Printf("%-28s %8d %12s %7.2fx %12s %7.2fx %8d\n", c.name, len(runs[j]),
 			wall.Round(time.Microsecond), float64(wall)/float64(wall0),
 			cpu.Round(time.Microsecond), float64(cpu)/float64(cpu0), faults)
@@ -118,6 +149,10 @@ func parse(args []string) ([]command, error) {
 }
 
 func runOnce(c command) (timing.Usage, error) {
+	if c.served != nil {
+		u, _, err := c.served.Run(c.argv, c.stdin)
+		return u, err
+	}
 	u, _, err := timing.Measure(c.argv, c.stdin)
 	return u, err
 }
