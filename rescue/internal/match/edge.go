@@ -16,12 +16,18 @@ import (
 // starts with at least two context lines, so the edited line does not
 // touch a changed line; the chunk without its first line matches exactly
 // one place in the window on a seek rung, and at least three old lines
-// remain; the file line just before that place is clearly the same line
+// remain (two when the file's edge pins them: they end the file and the
+// chunk ends with "*** End of File"; for the last line, they start the
+// file); the file line just before that place is clearly the same line
 // as the author's (sameLine); and no rival looks like the chunk: no other
-// place reaches the look-alike score (the look-alike rule), and no other
-// place is framed by the chunk's remaining leading and trailing context
-// with a region of about the chunk's size between (the author's place,
-// its removed lines rewritten since, with a similar block elsewhere).
+// place reaches the look-alike score (the look-alike rule; for a chunk
+// of three old lines, two of them in order), and no other place holds the
+// chunk's leading and trailing context, its first line as the author saw
+// it included, with a region of about the chunk's size between (the
+// author's place, its removed lines rewritten since, with a similar block
+// elsewhere). A frame found without that line is usually the accepted
+// place itself, read with a shorter region: a run of its own removed
+// lines that repeats its leading context.
 
 // sameLine reports whether file line f is clearly the line o the author
 // saw, edited: the same indentation, and either o with a comment appended
@@ -71,7 +77,7 @@ func (v *FileView) placeEdge(ch *patch.Chunk, lo int, abs, body string, pl *Plac
 	lines := ch.Lines
 	old := oldTexts(lines)
 	m := len(old)
-	if m < 4 {
+	if m < 3 {
 		return nil, nil
 	}
 	n := len(v.lines)
@@ -127,6 +133,13 @@ func (v *FileView) placeEdge(ch *patch.Chunk, lo int, abs, body string, pl *Plac
 		if ch.EOF && start+m != n {
 			continue
 		}
+		// Two old lines left are too few to name a place, unless the
+		// file's edge pins them: the chunk ends the file ("*** End of
+		// File") below an edited first line, or starts the file above an
+		// edited last line.
+		if m == 3 && (first && (!ch.EOF || start+m != n) || !first && start != 0) {
+			continue
+		}
 		found = append(found, edgeCandidate{start: start, first: first})
 	}
 	if len(reducedStarts) > 0 || len(found) > 1 {
@@ -148,6 +161,9 @@ func (v *FileView) placeEdge(ch *patch.Chunk, lo int, abs, body string, pl *Plac
 	if len(others) == 0 && sure {
 		others = v.framedRivals(lines, c, lo)
 	}
+	if len(others) == 0 && sure && m == 3 {
+		others = v.closeTriples(keys, lo, c.start)
+	}
 	if len(others) > 0 || !sure {
 		return nil, ambiguityError(PhaseEditedEdge, "Edited-edge rescue was ambiguous", abs, body, sortedStarts(c.start, others))
 	}
@@ -155,10 +171,50 @@ func (v *FileView) placeEdge(ch *patch.Chunk, lo int, abs, body string, pl *Plac
 	return pl, nil
 }
 
+// closeTriples returns the starts of the windows of a three-line chunk,
+// other than the accepted one at acc, in which two of its three lines
+// agree in order by fold+trim key (pairs at the accepted place's own file
+// lines aside). The look-alike scan needs all three there; with one line
+// edited at the accepted place, a window where two agree is as close.
+func (v *FileView) closeTriples(keys []string, lo, acc int) []int {
+	n := len(v.lines)
+	hs := v.lineKeyHashes()
+	var keyHs [3]uint32
+	for k, key := range keys {
+		keyHs[k] = keyHash(v, key)
+	}
+	var out []int
+	win := make([]string, 3)
+	lastEnd := -1
+	for s := lo; s+3 <= n; s++ {
+		hits := 0
+		for j := s; j < s+3; j++ {
+			if hs[j] == keyHs[0] || hs[j] == keyHs[1] || hs[j] == keyHs[2] {
+				hits++
+			}
+		}
+		if hits < 2 {
+			continue
+		}
+		for j := range win {
+			win[j] = lineKey(v.lines[s+j])
+		}
+		if lcsOutside(keys, win, s, acc, acc) >= 2 {
+			if s >= lastEnd {
+				out = append(out, s)
+			}
+			lastEnd = s + 3
+		}
+	}
+	return out
+}
+
 // framedRivals returns the starts of other places framed by the chunk's
-// leading and trailing context runs, the edited edge line left out, with a
-// region between them within the prefix/suffix size bound: the author's
-// place, changed inside since, may be one of them.
+// leading and trailing context runs with a region between them within the
+// prefix/suffix size bound, the edge line found by key beside them as the
+// author saw it: the author's place, changed inside since, may be one of
+// them. (The runs are matched without the edge line first, on a seek
+// rung, and the edge line then by key.)
 func (v *FileView) framedRivals(lines []patch.ChunkLine, c edgeCandidate, lo int) []int {
 	body := lines
 	if c.first {
@@ -190,19 +246,25 @@ func (v *FileView) framedRivals(lines []patch.ChunkLine, c edgeCandidate, lo int
 		return nil
 	}
 	own := c.start
+	edge := lines[len(lines)-1].Text
 	if c.first {
 		own++
+		edge = lines[0].Text
 	}
+	edgeKey := lineKey(edge)
+	// keyAt reports whether file line f holds the edge line the author
+	// saw, whitespace at both ends and typography aside.
+	keyAt := func(f int) bool { return f >= 0 && f < len(v.lines) && lineKey(v.lines[f]) == edgeKey }
 	var out []int
 	lefts := v.blockHits(leftIDs, lo, len(v.lines), maxListedCandidates)
 	for _, i := range lefts {
-		if i == own {
+		if i == own || c.first && !keyAt(i-1) {
 			continue
 		}
 		for _, j := range v.blockHits(rightIDs, i+P, min(len(v.lines), i+P+maxR+S), 0) {
-			if j-(i+P) <= maxR {
+			if j-(i+P) <= maxR && (c.first || keyAt(j+S)) {
 				if c.first {
-					i = max(0, i-1) // where the chunk's first line would be
+					i-- // where the chunk's first line is
 				}
 				out = append(out, i)
 				break

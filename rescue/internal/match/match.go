@@ -265,6 +265,14 @@ func (v *FileView) placeMovable(ch *patch.Chunk, lo int, abs, body string, old [
 		pl.EOFKept = ch.EOF && pl.End == n
 		return pl, nil
 	} else if len(cands) > 0 {
+		// The look-alike LCS refuses for may be the place meant with its
+		// first or last line edited: one line differs there, while every
+		// LCS window differs in more or is framed by an edge line that
+		// the chunk does not hold. The edited-edge step has rivals of its
+		// own, which include every place as close as the one it accepts.
+		if p, err := v.placeEdge(ch, lo, abs, body, pl); p != nil && err == nil {
+			return p, nil
+		}
 		return nil, ambiguityError(PhaseLCS, "LCS rescue was ambiguous", abs, body, refusalStarts(cands, changed))
 	}
 

@@ -179,6 +179,49 @@ func TestPlaceEditedEdge(t *testing.T) {
 			chunks:     []*patch.Chunk{chunk(nil, false, " c1 := one()", " c2 := two()", " c3 := three()", "-r1", "-r2", "-r3", "-r4", "-r5", "+new", " c4 := four()", " c5 := five()", " c6 := six()")},
 			strategies: []string{StrategyEditedEdge},
 			want:       "c1 := one() // other\nc2 := two()\nc3 := three()\nnew\nc4 := four()\nc5 := five()\nc6 := six()"},
+		{name: "a frame made of the lines the chunk removes is the accepted place, not a rival",
+			// Without its edited first line the chunk is framed again
+			// at the second "if err != nil {", with the region between
+			// empty; but the line above it is not the author's first
+			// line, so that frame is the accepted place read otherwise.
+			file:       "a := first() // edited\nif err != nil {\n\treturn\n}\nb := second()\nif err != nil {\n\treturn\n}\ncall(a, b)\ndone()\n",
+			chunks:     []*patch.Chunk{chunk(nil, false, " a := first()", " if err != nil {", " \treturn", "-}", "-b := second()", "-if err != nil {", "-\treturn", " }", " call(a, b)", " done()")},
+			strategies: []string{StrategyEditedEdge},
+			want:       "a := first() // edited\nif err != nil {\n\treturn\n}\ncall(a, b)\ndone()"},
+		{name: "a look-alike that only LCS would take differs in two lines: the edited edge places the chunk",
+			// LCS takes the second block (first and last lines match,
+			// 6 of 8 agree) and refuses, the first being a look-alike;
+			// the first differs from the author's lines in one edited
+			// line, the second in two.
+			file: "c1 := one() // why\nc2 := two()\nc3 := three()\nr1 := old()\nc4 := four()\nc5 := five()\nc6 := six()\nc7 := seven()\nsep\n" +
+				"c1 := one()\nc2 := two()\nc3 := three()\nr1 := old()\nx := other()\ny := other()\nc6 := six()\nc7 := seven()\n",
+			chunks:     []*patch.Chunk{chunk(nil, false, " c1 := one()", " c2 := two()", " c3 := three()", "-r1 := old()", "+r1 := new()", " c4 := four()", " c5 := five()", " c6 := six()", " c7 := seven()")},
+			strategies: []string{StrategyEditedEdge},
+			want: "c1 := one() // why\nc2 := two()\nc3 := three()\nr1 := new()\nc4 := four()\nc5 := five()\nc6 := six()\nc7 := seven()\nsep\n" +
+				"c1 := one()\nc2 := two()\nc3 := three()\nr1 := old()\nx := other()\ny := other()\nc6 := six()\nc7 := seven()"},
+		{name: "a look-alike LCS would take that differs in one line is as close: refused",
+			file: "c1 := one() // why\nc2 := two()\nc3 := three()\nr1 := old()\nc4 := four()\nc5 := five()\nc6 := six()\nc7 := seven()\nsep\n" +
+				"c1 := one()\nc2 := two()\nc3 := three()\nr1 := old()\nc4 := four()\ny := other()\nc6 := six()\nc7 := seven()\n",
+			chunks:    []*patch.Chunk{chunk(nil, false, " c1 := one()", " c2 := two()", " c3 := three()", "-r1 := old()", "+r1 := new()", " c4 := four()", " c5 := five()", " c6 := six()", " c7 := seven()")},
+			errPrefix: pfx + "LCS rescue was ambiguous"},
+		{name: "an insertion at the file's start below three lines, the last edited",
+			file:       "// Copyright.\n// Use of this.\n// license file. // edited\n\npackage p\n",
+			chunks:     []*patch.Chunk{chunk(nil, false, "+// new", " // Copyright.", " // Use of this.", " // license file.")},
+			strategies: []string{StrategyEditedEdge},
+			want:       "// new\n// Copyright.\n// Use of this.\n// license file. // edited\n\npackage p"},
+		{name: "an End of File append after three lines, the first edited",
+			file:       "package p\n\nfunc f() int65 {\n\treturn 1\n}\n",
+			chunks:     []*patch.Chunk{chunk(nil, true, " func f() int64 {", " \treturn 1", " }", "+// more")},
+			strategies: []string{StrategyEditedEdge},
+			want:       "package p\n\nfunc f() int65 {\n\treturn 1\n}\n// more"},
+		{name: "three old lines away from the file's edge are too few",
+			file:      "x\n// Copyright.\n// Use of this.\n// license file. // edited\n",
+			chunks:    []*patch.Chunk{chunk(nil, false, "+// new", " // Copyright.", " // Use of this.", " // license file.")},
+			errPrefix: pfx + "Failed to find expected lines"},
+		{name: "three old lines at the file's start, two of them elsewhere: refused",
+			file:      "// A.\n// B.\n// C. // edited\nsep\n// Z.\n// B.\n// C.\n",
+			chunks:    []*patch.Chunk{chunk(nil, false, "+// new", " // A.", " // B.", " // C.")},
+			errPrefix: pfx + "Edited-edge rescue was ambiguous", cands: []int{1, 5}},
 		{name: "the meant place with one line changed, a similar block elsewhere: refused as a look-alike",
 			file: "c1 := one()\nc2 := two()\nc3 := three()\nr1 := changed()\nc4 := four()\nc5 := five()\nc6 := six()\nsep\n" +
 				strings.Replace(block, "c1 := one()", "c1 := one() // other", 1),

@@ -38,6 +38,14 @@ import "github.com/slimgate/slim/rescue/internal/patch"
 // (a table entry, a generated wrapper, repeated error handling), not the
 // author's lines.
 //
+// The edited-edge step weighs placeable look-alikes by how close they
+// are: its accepted place differs from the author's lines in one line, so
+// a place that differs in one line too (as close) stops it, and so does a
+// place another step would take with no more differing (every line apart
+// from whitespace, or one edited edge line); a place only LCS would take
+// differs in two lines or more, a worse explanation than one edited line,
+// and does not.
+//
 // The already-applied step is stricter about what it skips, and looser
 // about what stops it: only a framed place, or a place where every line
 // agrees apart from whitespace, stops it. Skipping a chunk writes nothing,
@@ -57,8 +65,8 @@ type rivalMode int
 const (
 	// rivalsPlaceable: framed or placeable look-alikes stop the step.
 	rivalsPlaceable rivalMode = iota
-	// rivalsEdge: as rivalsPlaceable, and also look-alikes in which all
-	// lines but one agree (edited edge).
+	// rivalsEdge: framed look-alikes and those in which all lines but
+	// one agree (edited edge); an LCS placement needs more to differ.
 	rivalsEdge
 	// rivalsApplied: framed look-alikes, and those that agree line for
 	// line apart from whitespace, stop the step (already applied).
@@ -169,8 +177,13 @@ func (v *FileView) meantRivals(lines []patch.ChunkLine, rivals []int, offLo, off
 				return true // edited last line
 			}
 		}
+		// Against an edited edge only a place as close as the accepted one
+		// counts (one line differs, added or removed): a place LCS would
+		// take differs in more lines, and is a worse explanation of the
+		// author's lines than one edited line is. Against the other steps
+		// such a place counts.
 		lcsOK := removedOK && !firstOff && !lastOff
-		if !lcsOK && mode != rivalsEdge {
+		if mode != rivalsEdge && !lcsOK {
 			return false
 		}
 		for k := range win {
@@ -178,9 +191,10 @@ func (v *FileView) meantRivals(lines []patch.ChunkLine, rivals []int, offLo, off
 		}
 		cells += m * m
 		score := lcsOutside(keys, win, s, offLo, offHi)
-		// LCS; or, against an edited edge, a place as close as the
-		// accepted one: one line differs, added or removed.
-		return lcsOK && score >= needed || mode == rivalsEdge && score >= m-1
+		if mode == rivalsEdge {
+			return score >= m-1
+		}
+		return score >= needed
 	}
 	var out []int
 	for i, r := range rivals {
