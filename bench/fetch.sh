@@ -18,7 +18,7 @@
 #     go-trafilatura (bench/fetchquality, a module of its own).
 #
 # Corpus roots (each optional; a missing one is skipped): RUST_DOCS, NODE_DOCS,
-# NPM_DOCS, GO_DOCS.
+# NPM_DOCS, GO_DOCS. ONLY=hit runs the cache-hit comparison alone.
 source "$(dirname "$0")/lib.sh"
 go build -o "$out/compare" ./bench/compare
 go build -o "$out/docserve" ./bench/docserve
@@ -56,19 +56,22 @@ base=$(head -1 "$out/url.txt")
 
 export SLIM_FETCH_ALLOW_PRIVATE=1 SLIM_CACHE_DIR="$out/cache"
 
-echo "== whole-process time per fetch, cache off (median of ${RUNS:-15}, ratio to a bare exec)"
-args=(bare="$out/bare")
-for p in "${pages[@]}"; do
-	args+=(";;" "$(basename "$p" .html)=$out/slim" fetch --no-cache "$base/$p")
-done
-"$out/compare" -n "${RUNS:-15}" "${args[@]}"
+if [[ ${ONLY:-} != hit ]]; then
+	echo "== whole-process time per fetch, cache off (median of ${RUNS:-15}, ratio to a bare exec)"
+	args=(bare="$out/bare")
+	for p in "${pages[@]}"; do
+		args+=(";;" "$(basename "$p" .html)=$out/slim" fetch --no-cache "$base/$p")
+	done
+	"$out/compare" -n "${RUNS:-15}" "${args[@]}"
+	echo
+fi
 
-echo
 echo "== cache hit (median of ${RUNS:-31})"
 hit=$base/${pages[0]}
 "$out/slim" fetch "$hit" >/dev/null
 "$out/compare" -n "${RUNS:-31}" bare="$out/bare" ";;" slim-version="$out/slim" version ";;" fetch-cache-hit="$out/slim" fetch "$hit" ";;" \
 	fetch-cache-hit-served="serve:$out/slim" fetch "$hit"
+[[ ${ONLY:-} == hit ]] && exit 0
 
 echo
 echo "== page size and peak RSS (cache off)"

@@ -140,6 +140,9 @@ func runServe(e *env) error {
 		}
 	}
 	e.printedJSON = true
+	// Its runs include fetches, which want the collector set for pages;
+	// the runs themselves change no setting of the process.
+	collectForPages()
 	e.log.Debug().Msg("hook serve: started")
 	served, ran := 0, 0
 	defer func() { e.log.Debug().Int("requests", served).Int("runs", ran).Msg("hook serve: input ended") }()
