@@ -288,14 +288,15 @@ func serveCommand(e *env, ctx context.Context, id int64, r serveRun) (reply serv
 	return reply
 }
 
-// commandName is the name of a served command, "search ast" or "fetch":
-// its arguments up to the first flag, at most two.
+// commandName is the name of a served command (servedCommand's args),
+// "search ast" or "fetch": never an argument of it, so not the URL a
+// `fetch URL` names.
 func commandName(args []string) string {
-	n := 0
-	for n < len(args) && n < 2 && !strings.HasPrefix(args[n], "-") {
-		n++
+	n := 2
+	if len(args) > 0 && args[0] == "fetch" {
+		n = 1
 	}
-	return strings.Join(args[:n], " ")
+	return strings.Join(args[:min(n, len(args))], " ")
 }
 
 // cappedBuffer keeps at most limit bytes. Past it, a failing buffer

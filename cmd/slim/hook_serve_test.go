@@ -425,3 +425,24 @@ func TestCappedBuffer(t *testing.T) {
 		})
 	}
 }
+
+// The resident's log names a run's command, never its arguments: a fetch's
+// URL, the first thing after "fetch", stays out of it.
+func TestServedCommandNameKeepsArgumentsOut(t *testing.T) {
+	for _, tc := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"fetch", "https://example.com/secret?token=1"}, "fetch"},
+		{[]string{"fetch", "--json", "-"}, "fetch"},
+		{[]string{"search", "ast", "console.log($A)"}, "search ast"},
+		{[]string{"search", "grep", "--root", "/x", "needle"}, "search grep"},
+		{[]string{"tasks", "status"}, "tasks status"},
+		{[]string{"tasks"}, "tasks"},
+		{nil, ""},
+	} {
+		if got := commandName(tc.args); got != tc.want {
+			t.Errorf("commandName(%q) = %q, want %q", tc.args, got, tc.want)
+		}
+	}
+}
