@@ -1622,7 +1622,9 @@ test("resident slim: a run past its limit fails as timed out and is cancelled; a
   assert.equal(runs.length, 1);
   assert.deepEqual(runs[0].run.args, ["fetch", "--json", "--plan", "-"]);
   assert.deepEqual(fake.frames().filter((f) => f.cancel).map((f) => f.id), [runs[0].id]);
-  // The same resident serves the next call.
+  // The same resident serves the next call, also once the stopped run's
+  // grace period (5 s) is over: its answer came, so it is not killed.
+  await new Promise((r) => setTimeout(r, 5600));
   await hooks["tool.execute.after"]({ tool: "bash", sessionID: "s", callID: "b", args: { command: "ls" } }, { output: "x" });
   assert.equal(fake.spawned().filter((l) => l === "hook serve").length, 1);
   await hooks.dispose();
