@@ -367,6 +367,8 @@ func TestServeRefusesOtherCommands(t *testing.T) {
 		{"hooks", "install", "--opencode"},
 		{"hook", "serve"},
 		{"tasks", "settle", "x"},
+		{"tasks", "_settle", "x"}, // the settler's real (hidden) name
+		{"tasks", "--json", "status"},
 		{"tasks", "lease", "break"},
 		{"rescue", "--apply", "p.patch"},
 		{},
