@@ -161,6 +161,16 @@ function killTree(child) {
   }
 }
 
+// termTree asks child and its process group to stop (SIGTERM).
+function termTree(child) {
+  try {
+    if (GROUPS && child.pid) process.kill(-child.pid, "SIGTERM");
+    else child.kill("SIGTERM");
+  } catch {
+    // already gone
+  }
+}
+
 // run spawns bin with args, writes input (a string, may be empty) to its
 // stdin and resolves with {code, signal, stdout, stderr, timedOut, error}. It
 // never rejects, and it resolves no later than limitMs after the spawn: when
@@ -332,11 +342,23 @@ function residentSlim(bin, log) {
     }
     pending.clear();
   };
+  // kill stops the resident slim c and settles what it will not answer.
+  // With a tool's command in flight it is asked to stop first (SIGTERM to
+  // its group: each command stops as on SIGTERM as a process, a replace
+  // being written is rolled back) and killed ABORT_GRACE_MS later, so that
+  // a hook's timeout or another command's hang does not cut a write short.
   const kill = (c, why) => {
     if (child === c) child = null;
+    let runs = stopped.size > 0;
+    for (const [, p] of pending) if (p.phase === "run") runs = true;
     lost(why);
     log("info", `resident slim stopped: ${why}`, {});
-    killTree(c);
+    if (!runs) {
+      killTree(c);
+      return;
+    }
+    termTree(c);
+    setTimeout(() => killTree(c), ABORT_GRACE_MS).unref();
   };
   const start = () => {
     if (starts >= SERVE_MAX_STARTS) return null;

@@ -1583,19 +1583,22 @@ test("resident slim: a run lost when it dies fails with the reason and is not ru
 });
 
 // residentFake is a slim whose resident form is a script: it logs every
-// frame, passes every hook, never answers a run, and answers a cancel frame
-// as a stopped command would when cancelAnswered is true.
-function residentFake(name, cancelAnswered) {
+// frame and every SIGTERM it gets, passes every hook (or, with hangHooks,
+// never answers one), never answers a run, and answers a cancel frame as a
+// stopped command would when cancelAnswered is true.
+function residentFake(name, cancelAnswered, { hangHooks = false } = {}) {
   const frames = path.join(work, `${name}.frames`);
+  const terms = path.join(work, `${name}.terms`);
   const script = path.join(work, `${name}.mjs`);
   writeFileSync(
     script,
     `import { createInterface } from "node:readline";
 import { appendFileSync } from "node:fs";
+process.on("SIGTERM", () => appendFileSync(${JSON.stringify(terms)}, "TERM\\n"));
 createInterface({ input: process.stdin }).on("line", (l) => {
   appendFileSync(${JSON.stringify(frames)}, l + "\\n");
   const f = JSON.parse(l);
-  if (f.phase) process.stdout.write(JSON.stringify({ id: f.id, answer: { v: 1, action: "pass" } }) + "\\n");
+  if (f.phase && !${hangHooks}) process.stdout.write(JSON.stringify({ id: f.id, answer: { v: 1, action: "pass" } }) + "\\n");
   else if (f.cancel && ${cancelAnswered}) process.stdout.write(JSON.stringify({ id: f.id, exit: 1, stderr: "stopped\\n" }) + "\\n");
 });
 `,
@@ -1606,6 +1609,7 @@ createInterface({ input: process.stdin }).on("line", (l) => {
   return {
     spawned,
     frames: () => (existsSync(frames) ? readFileSync(frames, "utf8").split("\n").filter(Boolean).map((l) => JSON.parse(l)) : []),
+    terms: () => (existsSync(terms) ? readFileSync(terms, "utf8").split("\n").filter(Boolean).length : 0),
   };
 }
 
@@ -1627,6 +1631,24 @@ test("resident slim: a run past its limit fails as timed out and is cancelled; a
   await new Promise((r) => setTimeout(r, 5600));
   await hooks["tool.execute.after"]({ tool: "bash", sessionID: "s", callID: "b", args: { command: "ls" } }, { output: "x" });
   assert.equal(fake.spawned().filter((l) => l === "hook serve").length, 1);
+  await hooks.dispose();
+});
+
+test("resident slim: killed for a hook's timeout with a command in flight, it gets SIGTERM first, so the command can stop as it does on SIGTERM", { skip: process.platform === "win32" }, async () => {
+  const fake = residentFake("resident-kill-term", false, { hangHooks: true });
+  process.env.SLIM_HOOK_TIMEOUT_MS = "400";
+  const dir = project();
+  const hooks = await (await loadPlugin())(hostInput(dir));
+  const search = hooks.tool.ast_grep_search.execute({ pattern: "print($A)", lang: "python" }, toolCtx(dir).ctx);
+  const deadline = Date.now() + 5000;
+  while (!fake.frames().some((f) => f.run) && Date.now() < deadline) await new Promise((r) => setTimeout(r, 20));
+  assert.ok(fake.frames().some((f) => f.run), "the search was never sent");
+  // A hook request the resident never answers: at its timeout the resident goes.
+  await hooks["tool.execute.before"]({ tool: "read", sessionID: "s", callID: "r" }, { args: { filePath: path.join(dir, "x") } });
+  await assert.rejects(search, /^Error: ast_grep_search: slim could not run: a request timed out/);
+  const until = Date.now() + 2000;
+  while (fake.terms() === 0 && Date.now() < until) await new Promise((r) => setTimeout(r, 20));
+  assert.equal(fake.terms(), 1, "the resident was asked to stop before it was killed");
   await hooks.dispose();
 });
 
