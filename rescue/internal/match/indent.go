@@ -2,6 +2,7 @@ package match
 
 import (
 	"fmt"
+	"sort"
 	"strings"
 
 	"github.com/slimgate/slim/rescue/internal/patch"
@@ -155,42 +156,55 @@ func (v *FileView) indentPlaces(keys []string, lo, limit int) []int {
 	}
 	hs := v.lineKeyHashes()
 	keyHs := make([]uint32, m)
-	anchor := -1
+	nonBlank := false
 	for k, key := range keys {
 		keyHs[k] = keyHash(v, key)
-		if anchor < 0 && key != "" {
-			anchor = k
-		}
+		nonBlank = nonBlank || key != ""
 	}
-	if anchor < 0 {
+	if !nonBlank {
 		return nil
 	}
 	var out []int
-	for p := lo; p+m <= n; p++ {
-		if hs[p+anchor] != keyHs[anchor] {
-			continue
-		}
-		ok := true
+	// at reports whether every old line agrees with the file at p, and
+	// whether enough places are found.
+	at := func(p int) (done bool) {
 		for k := range keys {
 			if hs[p+k] != keyHs[k] {
-				ok = false
-				break
+				return false
 			}
-		}
-		if !ok {
-			continue
 		}
 		for k, key := range keys {
 			if lineKey(v.lines[p+k]) != key {
-				ok = false
+				return false
+			}
+		}
+		out = append(out, p)
+		return len(out) >= limit
+	}
+	if !v.useKeyIndex() {
+		anchor := 0
+		for keys[anchor] == "" {
+			anchor++
+		}
+		for p := lo; p+m <= n; p++ {
+			if hs[p+anchor] == keyHs[anchor] && at(p) {
 				break
 			}
 		}
-		if ok {
-			out = append(out, p)
-			if len(out) >= limit {
-				break
-			}
+		return out
+	}
+	// Every place holds the chunk's rarest key at its offset: visit only
+	// the lines in that key's bucket of the key index.
+	anchor, rarest := 0, []int32(nil)
+	for k := range keys {
+		if ps := v.keyBucket(keyHs[k]); k == 0 || len(ps) < len(rarest) {
+			anchor, rarest = k, ps
+		}
+	}
+	for _, q := range rarest[sort.Search(len(rarest), func(i int) bool { return int(rarest[i]) >= lo+anchor }):] {
+		p := int(q) - anchor
+		if p+m > n || at(p) {
+			break
 		}
 	}
 	return out

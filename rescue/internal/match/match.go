@@ -911,14 +911,6 @@ func (v *FileView) lookalikes(keys []string, lo, offLo, offHi int) (starts []int
 		}
 		return -1
 	}
-	for p := lo; p < lo+m; p++ {
-		if j := at(p); j >= 0 {
-			if cnt[j] < mult[j] {
-				bound++
-			}
-			cnt[j]++
-		}
-	}
 	win := make([]string, m)
 	prev := make([]int, m+1)
 	cur := make([]int, m+1)
@@ -955,40 +947,59 @@ func (v *FileView) lookalikes(keys []string, lo, offLo, offHi int) (starts []int
 	}
 	cells := 0
 	lastEnd := -1 // end of the last window that reached the score
-	for i := lo; ; i++ {
-		if bound >= needed {
-			if cells += m * m; cells > lookalikeBudget {
-				return starts, false
-			}
-			if score(i, false) >= needed && score(i, true) >= needed {
-				if i >= lastEnd {
-					starts = append(starts, i)
-					if len(starts) >= maxListedCandidates {
-						return starts, true
-					}
-				}
-				lastEnd = i + m
-			}
-		}
-		if i+m >= n {
-			break
-		}
-		// Slide: line i leaves, line i+m enters. Most lines fail the
-		// filter, which is tested inline.
-		if h := hs[i]; bits[h>>26]&(1<<((h>>20)&63)) != 0 {
-			if j := at(i); j >= 0 {
-				cnt[j]--
-				if cnt[j] < mult[j] {
-					bound--
-				}
-			}
-		}
-		if h := hs[i+m]; bits[h>>26]&(1<<((h>>20)&63)) != 0 {
-			if j := at(i + m); j >= 0 {
+	// Only windows that hold a line of one of the chunk's rarer keys can
+	// reach the score (rareWindows); when those lines are many, every
+	// window is visited.
+	ranges, ok := v.rareWindows(want, mult, lo, m, needed)
+	if !ok {
+		ranges = [][2]int{{lo, n - m}}
+	}
+	for _, r := range ranges {
+		clear(cnt)
+		bound = 0
+		for p := r[0]; p < r[0]+m; p++ {
+			if j := at(p); j >= 0 {
 				if cnt[j] < mult[j] {
 					bound++
 				}
 				cnt[j]++
+			}
+		}
+		for i := r[0]; ; i++ {
+			if bound >= needed {
+				if cells += m * m; cells > lookalikeBudget {
+					return starts, false
+				}
+				if score(i, false) >= needed && score(i, true) >= needed {
+					if i >= lastEnd {
+						starts = append(starts, i)
+						if len(starts) >= maxListedCandidates {
+							return starts, true
+						}
+					}
+					lastEnd = i + m
+				}
+			}
+			if i >= r[1] {
+				break
+			}
+			// Slide: line i leaves, line i+m enters. Most lines fail the
+			// filter, which is tested inline.
+			if h := hs[i]; bits[h>>26]&(1<<((h>>20)&63)) != 0 {
+				if j := at(i); j >= 0 {
+					cnt[j]--
+					if cnt[j] < mult[j] {
+						bound--
+					}
+				}
+			}
+			if h := hs[i+m]; bits[h>>26]&(1<<((h>>20)&63)) != 0 {
+				if j := at(i + m); j >= 0 {
+					if cnt[j] < mult[j] {
+						bound++
+					}
+					cnt[j]++
+				}
 			}
 		}
 	}

@@ -42,6 +42,13 @@ type FileView struct {
 	// keyHash holds a hash of each line's lineKey; built only when a rescue
 	// step is about to accept a place, for the look-alike scan (match.go).
 	keyHash []uint32
+	// keyStart and keyPos index the lines by keyHash (keyindex.go): the
+	// lines of bucket b (the hash shifted right by keyShift) are
+	// keyPos[keyStart[b]:keyStart[b+1]], in file order.
+	keyShift uint
+	keyStart []int32
+	keyPos   []int32
+	keyScans int // scans made before the key index was built
 }
 
 type looseIndex struct {
