@@ -1634,6 +1634,25 @@ test("resident slim: a run past its limit fails as timed out and is cancelled; a
   await hooks.dispose();
 });
 
+test("resident slim: the host's abort sends a cancel for the run and waits for the stopped command's answer", { skip: process.platform === "win32" }, async () => {
+  const fake = residentFake("resident-run-abort", true);
+  const dir = project();
+  const hooks = await (await loadPlugin())(hostInput(dir));
+  const abort = new AbortController();
+  const t0 = Date.now();
+  const search = hooks.tool.ast_grep_search.execute({ pattern: "print($A)", lang: "python" }, toolCtx(dir, { abort: abort.signal }).ctx);
+  const deadline = Date.now() + 5000;
+  while (!fake.frames().some((f) => f.run) && Date.now() < deadline) await new Promise((r) => setTimeout(r, 20));
+  const runs = fake.frames().filter((f) => f.run);
+  assert.equal(runs.length, 1, "the search was sent once");
+  abort.abort();
+  await assert.rejects(search, /^Error: ast_grep_search: slim exited with 1 without an answer: stopped$/);
+  assert.ok(Date.now() - t0 < 3000, `the call took ${Date.now() - t0} ms`);
+  assert.deepEqual(fake.frames().filter((f) => f.cancel).map((f) => f.id), [runs[0].id]);
+  assert.equal(fake.spawned().filter((l) => l === "hook serve").length, 1);
+  await hooks.dispose();
+});
+
 test("resident slim: killed for a hook's timeout with a command in flight, it gets SIGTERM first, so the command can stop as it does on SIGTERM", { skip: process.platform === "win32" }, async () => {
   const fake = residentFake("resident-kill-term", false, { hangHooks: true });
   process.env.SLIM_HOOK_TIMEOUT_MS = "400";
