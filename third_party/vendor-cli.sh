@@ -12,8 +12,11 @@
 # (go build, go install, go test, an editor's) links neither module. The
 # patch moves the package's remaining start-up work (a regular expression,
 # the slice flags' time-stamped prefix and an error value built with
-# fmt.Sprintf) to first use. The copy behaves as the released module built
-# with the tag.
+# fmt.Sprintf) to first use, and gives every app and command its own copy
+# of the shared help and version flags and of the help command, which
+# setting up and parsing write to: the resident slim runs several command
+# lines at once in one process. The copy otherwise behaves as the released
+# module built with the tag.
 #
 # Usage: third_party/vendor-cli.sh   (from anywhere in the repository)
 set -euo pipefail

@@ -3,6 +3,7 @@ package main
 import (
 	"bufio"
 	"bytes"
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -17,6 +18,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/rs/zerolog"
 )
 
 // serveClient drives one real `slim hook serve` process: frames go down
@@ -370,6 +373,7 @@ func TestServeRefusesOtherCommands(t *testing.T) {
 		{"tasks", "_settle", "x"}, // the settler's real (hidden) name
 		{"tasks", "--json", "status"},
 		{"tasks", "lease", "break"},
+		{"tasks", "message"}, // takes a lease: run as a process of its own
 		{"rescue", "--apply", "p.patch"},
 		{},
 	} {
@@ -446,5 +450,52 @@ func TestServedCommandNameKeepsArgumentsOut(t *testing.T) {
 		if got := commandName(tc.args); got != tc.want {
 			t.Errorf("commandName(%q) = %q, want %q", tc.args, got, tc.want)
 		}
+	}
+}
+
+// Served runs share the process: two commands parsed at once must not
+// write to anything they share (the race detector checks it).
+func TestServedRunsRunConcurrentlyInOneProcess(t *testing.T) {
+	dir := t.TempDir()
+	os.WriteFile(filepath.Join(dir, "a.txt"), []byte("needle\n"), 0o644)
+	t.Setenv("SLIM_STATE_DIR", t.TempDir())
+	var wg sync.WaitGroup
+	codes := make([]int, 8)
+	for i := range codes {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			var out, errb bytes.Buffer
+			args := []string{"slim", "search", "glob", "--root", dir, "*.txt"}
+			if i%2 == 1 {
+				args = []string{"slim", "tasks", "status"}
+			}
+			e := &env{ctx: context.Background(), served: true, log: zerolog.Nop(), stdin: strings.NewReader("{}"), stdout: &out, stderr: &errb}
+			codes[i] = runCLI(e, args)
+		}()
+	}
+	wg.Wait()
+	for i, c := range codes {
+		if want := []int{0, 1}[i%2]; c != want {
+			t.Errorf("run %d exited %d, want %d", i, c, want)
+		}
+	}
+}
+
+func TestEncodeReplyKeepsTextAndBoundsTheLine(t *testing.T) {
+	zero := 0
+	b, err := encodeReply(serveReply{ID: 3, Exit: &zero, Stdout: "<a href=\"x?a=1&b=2\">"})
+	if err != nil || string(b) != `{"id":3,"exit":0,"stdout":"<a href=\"x?a=1&b=2\">"}`+"\n" {
+		t.Fatalf("reply %q, %v", b, err)
+	}
+	// Control characters take six bytes each in JSON: 9 MiB of them would
+	// make a 54 MiB line.
+	b, err = encodeReply(serveReply{ID: 4, Exit: &zero, Stdout: strings.Repeat("\x01", 9<<20)})
+	if err != nil || len(b) > maxReplyLine {
+		t.Fatalf("reply of %d bytes, %v", len(b), err)
+	}
+	var r serveReply
+	if err := json.Unmarshal(b, &r); err != nil || r.ID != 4 || r.Exit == nil || *r.Exit != 1 || r.Stdout != "" || !strings.Contains(r.Stderr, "larger than") {
+		t.Fatalf("an oversized reply became %q", b)
 	}
 }

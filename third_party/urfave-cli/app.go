@@ -245,16 +245,16 @@ func (a *App) Setup() {
 
 	if a.Command(helpCommand.Name) == nil && !a.HideHelp {
 		if !a.HideHelpCommand {
-			a.appendCommand(helpCommand)
+			a.appendCommand(ownCommand(helpCommand))
 		}
 
 		if HelpFlag != nil {
-			a.appendFlag(HelpFlag)
+			a.Flags = appendOwnFlag(a.Flags, HelpFlag)
 		}
 	}
 
 	if !a.HideVersion {
-		a.appendFlag(VersionFlag)
+		a.Flags = appendOwnFlag(a.Flags, VersionFlag)
 	}
 
 	a.categories = newCommandCategories()

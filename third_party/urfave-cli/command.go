@@ -113,13 +113,13 @@ func (cmd *Command) Command(name string) *Command {
 func (c *Command) setup(ctx *Context) {
 	if c.Command(helpCommand.Name) == nil && !c.HideHelp {
 		if !c.HideHelpCommand {
-			c.Subcommands = append(c.Subcommands, helpCommand)
+			c.Subcommands = append(c.Subcommands, ownCommand(helpCommand))
 		}
 	}
 
 	if !c.HideHelp && HelpFlag != nil {
 		// append help to flags
-		c.appendFlag(HelpFlag)
+		c.Flags = appendOwnFlag(c.Flags, HelpFlag)
 	}
 
 	if ctx.App.UseShortOptionHandling {

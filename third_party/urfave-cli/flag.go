@@ -52,6 +52,37 @@ var HelpFlag Flag = &BoolFlag{
 	DisableDefaultText: true,
 }
 
+// ownFlag returns the flag an app or command appends for a shared global
+// flag (HelpFlag, VersionFlag): a copy of it when it is a *BoolFlag, since
+// parsing writes to every flag it applies, and apps that run at once in
+// one process must not write to the same one.
+func ownFlag(shared Flag) Flag {
+	if bf, ok := shared.(*BoolFlag); ok {
+		c := *bf
+		return &c
+	}
+	return shared
+}
+
+// appendOwnFlag appends ownFlag(shared) to flags unless a flag of the same
+// first name is there already (a copy appended by an earlier setup).
+func appendOwnFlag(flags []Flag, shared Flag) []Flag {
+	name := shared.Names()[0]
+	for _, f := range flags {
+		if names := f.Names(); len(names) > 0 && names[0] == name {
+			return flags
+		}
+	}
+	return append(flags, ownFlag(shared))
+}
+
+// ownCommand returns a copy of a shared global command (the help
+// command) for one app or command to append: setting it up writes to it.
+func ownCommand(shared *Command) *Command {
+	c := *shared
+	return &c
+}
+
 // FlagStringer converts a flag definition to a string. This is used by help
 // to display a flag.
 var FlagStringer FlagStringFunc = stringifyFlag

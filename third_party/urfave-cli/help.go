@@ -255,10 +255,10 @@ func ShowCommandHelp(ctx *Context, command string) error {
 	for _, c := range commands {
 		if c.HasName(command) {
 			if !ctx.App.HideHelpCommand && !c.HasName(helpName) && len(c.Subcommands) != 0 && c.Command(helpName) == nil {
-				c.Subcommands = append(c.Subcommands, helpCommandDontUse)
+				c.Subcommands = append(c.Subcommands, ownCommand(helpCommandDontUse))
 			}
 			if !ctx.App.HideHelp && HelpFlag != nil {
-				c.appendFlag(HelpFlag)
+				c.Flags = appendOwnFlag(c.Flags, HelpFlag)
 			}
 			templ := c.CustomHelpTemplate
 			if templ == "" {
