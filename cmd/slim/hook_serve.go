@@ -10,6 +10,7 @@ import (
 	"io"
 	"os"
 	"os/signal"
+	"slices"
 	"strings"
 	"sync"
 	"syscall"
@@ -55,11 +56,11 @@ const serveRuns = 8
 // maxFrameBytes bounds one line: a request at its limit plus the frame.
 const maxFrameBytes = protocol.MaxRequestBytes + 4096
 
-// maxRunStdout bounds what one run may print, as the plugin bounds a
-// process's output; maxRunStderr bounds the stderr kept (the rest is
+// maxRunStdout bounds what one run may print (the largest page slim
+// fetches is 10 MiB); maxRunStderr bounds the stderr kept (the rest is
 // dropped, as the plugin drops it).
 const (
-	maxRunStdout = 64 << 20
+	maxRunStdout = 16 << 20
 	maxRunStderr = 64 << 10
 )
 
@@ -88,37 +89,40 @@ type serveReply struct {
 	Stderr string `json:"stderr,omitempty"`
 }
 
-// servedCommand reports whether args (after "slim") name a command the
-// resident slim runs: the commands behind the plugin's own tools, each of
-// which runs the same in-process as in a process of its own. Anything else
-// (installing hooks, the resident itself, a settler) never comes from the
-// plugin as a run.
+// servedCommands are the commands the resident slim runs, by name
+// (commandName): the commands behind the plugin's own tools, each of
+// which runs the same in-process as in a process of its own. `slim
+// version --json` lists them, so that the plugin sends only these; a run
+// of anything else (installing hooks, the resident itself, a settler)
+// ends the server.
+//
+// The task tools that take a lease (message, cancel, revive) are not
+// among them: a lease is held in the name of the process, and taken back
+// when that process is gone, so a run that ended without giving its lease
+// back must not leave it held for as long as the resident lives.
+var servedCommands = []string{
+	"fetch",
+	"search ast", "search replace", "search grep", "search glob",
+	"tasks status", "tasks result", "tasks wait-for-user",
+}
+
+// servedCommand reports whether args (after "slim") name one of
+// servedCommands.
 func servedCommand(args []string) bool {
-	switch {
-	case len(args) == 0:
-		return false
-	case args[0] == "fetch":
-		return true
-	case len(args) < 2:
-		return false
-	case args[0] == "search":
-		switch args[1] {
-		case "ast", "replace", "grep", "glob":
-			return true
-		}
-	case args[0] == "tasks":
-		_, ok := taskToolUsage[args[1]]
-		return ok
-	}
-	return false
+	return len(args) > 0 && slices.Contains(servedCommands, commandName(args))
 }
 
 func runServe(e *env) error {
 	in := bufio.NewReaderSize(e.stdin, 256<<10)
 	// A signal to the resident ends the runs in flight the way it ends a
 	// command of its own process: their contexts are children of this one.
-	base, stopSignals := signal.NotifyContext(e.ctx, os.Interrupt, syscall.SIGTERM)
+	signalled, stopSignals := signal.NotifyContext(e.ctx, os.Interrupt, syscall.SIGTERM)
 	defer stopSignals()
+	// base also ends when the server must stop for a frame it cannot take:
+	// the runs in flight then stop (a write rolled back) and answer at
+	// once instead of running on while nothing reads the input.
+	base, cancelRuns := context.WithCancel(signalled)
+	defer cancelRuns()
 	var (
 		mu      sync.Mutex // one reply line at a time
 		wg      sync.WaitGroup
@@ -129,13 +133,13 @@ func runServe(e *env) error {
 		runs    = map[int64]context.CancelFunc{}
 	)
 	write := func(r serveReply) {
-		b, err := json.Marshal(r)
+		b, err := encodeReply(r)
 		if err != nil {
-			b, _ = json.Marshal(serveReply{ID: r.ID, Error: slimerr.ToJSON(slimerr.Wrap(slimerr.Internal, slimerr.CodeInternal, err))})
+			b, _ = encodeReply(serveReply{ID: r.ID, Error: slimerr.ToJSON(slimerr.Wrap(slimerr.Internal, slimerr.CodeInternal, err))})
 		}
 		mu.Lock()
 		defer mu.Unlock()
-		if _, err := e.stdout.Write(append(b, '\n')); err != nil && werr == nil {
+		if _, err := e.stdout.Write(b); err != nil && werr == nil {
 			werr = err
 		}
 	}
@@ -168,6 +172,9 @@ func runServe(e *env) error {
 		}
 	}()
 	finish := func(err error) error {
+		if err != nil {
+			cancelRuns()
+		}
 		wg.Wait()
 		if err == nil && werr != nil {
 			err = slimerr.Wrap(slimerr.Internal, slimerr.CodeInternal, fmt.Errorf("hook serve: write: %w", werr))
@@ -178,7 +185,7 @@ func runServe(e *env) error {
 		var fl frameLine
 		select {
 		case fl = <-lines:
-		case <-base.Done():
+		case <-signalled.Done():
 			e.log.Debug().Msg("hook serve: signalled; answering the requests in flight")
 			return finish(slimerr.New(slimerr.Internal, slimerr.CodeInternal, "hook serve: ended by a signal"))
 		}
@@ -239,9 +246,11 @@ func runServe(e *env) error {
 				return finish(slimerr.New(slimerr.Usage, slimerr.CodeUsage, "hook serve: frame %d has no request", id))
 			}
 			served++
-			hookSem <- struct{}{}
 			wg.Add(1)
+			// The slot is taken on the request's own goroutine, so that
+			// cancel frames and signals get through while every slot is busy.
 			go func(phase protocol.Phase, data []byte) {
+				hookSem <- struct{}{}
 				defer func() { <-hookSem; wg.Done() }()
 				defer func() {
 					if p := recover(); p != nil {
@@ -286,6 +295,28 @@ func serveCommand(e *env, ctx context.Context, id int64, r serveRun) (reply serv
 	ce := &env{ctx: ctx, served: true, log: e.log, stdin: strings.NewReader(r.Stdin), stdout: stdout, stderr: stderr}
 	code = runCLI(ce, append([]string{"slim"}, r.Args...))
 	return reply
+}
+
+// maxReplyLine bounds one reply line: a run's capped output with JSON's
+// escapes stays under it, and under the plugin's limit for a line.
+const maxReplyLine = 48 << 20
+
+// encodeReply is r as one line of JSON, its newline included. HTML
+// characters are not escaped (the plugin reads JSON, not HTML), so a
+// page's output keeps its size; a run's reply that would still pass
+// maxReplyLine becomes the answer of a run whose output was too large.
+func encodeReply(r serveReply) ([]byte, error) {
+	var b bytes.Buffer
+	enc := json.NewEncoder(&b)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(r); err != nil {
+		return nil, err
+	}
+	if b.Len() > maxReplyLine && r.Exit != nil {
+		code := slimerr.Internal.ExitCode()
+		return encodeReply(serveReply{ID: r.ID, Exit: &code, Stderr: fmt.Sprintf("slim: the command's answer is larger than the resident slim's %d-byte line\n", maxReplyLine)})
+	}
+	return b.Bytes(), nil
 }
 
 // commandName is the name of a served command (servedCommand's args),

@@ -41,7 +41,12 @@ func versionCommand(e *env) *cli.Command {
 					// for those. It comes from the dispatcher `slim hook`
 					// builds, with the same environment.
 					Phases protocol.Plan `json:"phases"`
-				}{version, commit, protocol.Version, runtime.Version(), []string{"search", "fetch", "tasks", "apply", "serve", "serve-runs"}, astgrep.Languages, newDispatcher(e).Plan()})
+					// Served are the commands the resident slim (slim
+					// hook serve) runs for the plugin's tools, by name
+					// ("fetch", "tasks status"): the plugin sends those
+					// as run frames and starts a process for the others.
+					Served []string `json:"served"`
+				}{version, commit, protocol.Version, runtime.Version(), []string{"search", "fetch", "tasks", "apply", "serve", "serve-runs"}, astgrep.Languages, newDispatcher(e).Plan(), servedCommands})
 			}
 			_, err := fmt.Fprintf(e.stdout, "slim %s (commit %s, protocol %d, %s)\n", version, commit, protocol.Version, runtime.Version())
 			return err

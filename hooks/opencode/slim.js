@@ -1138,15 +1138,16 @@ export const SlimPlugin = async (input) => {
   const resident = !serveOff && Array.isArray(probe.answer.features) && probe.answer.features.includes("serve") ? residentSlim(bin, log) : null;
 
   // The resident slim also runs the commands behind the plugin's own tools
-  // (search, fetch, background tasks) when this slim can: a tool call then
-  // starts no slim process either.
-  const runsServed = resident !== null && probe.answer.features.includes("serve-runs");
+  // that slim says it serves (`served` in its version answer: "fetch",
+  // "search ast", "tasks status", ...): such a tool call starts no slim
+  // process either.
+  const served = new Set(resident !== null && probe.answer.features.includes("serve-runs") && Array.isArray(probe.answer.served) ? probe.answer.served : []);
 
-  // runTool runs one of slim's tool commands, in the resident slim when it
-  // can, else as a process of its own; either way the result has run's
-  // shape.
+  // runTool runs one of slim's tool commands, in the resident slim when
+  // slim serves it, else as a process of its own; either way the result
+  // has run's shape.
   const runTool = async (argv, input, limitMs, abortSignal) => {
-    if (runsServed) {
+    if (served.has(argv[0] === "fetch" ? "fetch" : argv.slice(0, 2).join(" "))) {
       const r = await resident.exec(argv, input, limitMs, abortSignal);
       if (!r.gone) return r;
     }
