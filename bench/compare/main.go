@@ -86,7 +86,16 @@ func main() {
 			runs[j] = append(runs[j], u)
 		}
 	}
-	wall0, cpu0, _ := medians(runs[0])
+	wall0, _, _ := medians(runs[0])
+	// CPU ratios are to the first command that runs as a process: a served
+	// one has no CPU time of its own.
+	var cpu0 time.Duration
+	for j, c := range cmds {
+		if c.served == nil {
+			_, cpu0, _ = medians(runs[j])
+			break
+		}
+	}
 	fmt.Printf("%-28s %8s %12s %8s %12s %8s %8s\n", "command", "runs", "median", "ratio", "cpu", "ratio", "faults")
 	for j, c := range cmds {
 		wall, cpu, faults := medians(runs[j])
