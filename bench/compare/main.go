@@ -17,8 +17,10 @@
 // one `SLIM hook serve` (started once, before the runs, and shared by every
 // such command of that SLIM) runs `slim ARGS...` for each run, as the
 // OpenCode plugin has its tool commands run. Its row shows the wall time
-// from the request to the answer; the resident's CPU time and page faults
-// are not split per command, so they show as "-".
+// from the request to the answer and, marked "~", the mean CPU time of the
+// resident and the programs it ran meanwhile (the kernel counts a running
+// process's time in 10 ms ticks, so a median of single runs would say
+// nothing); page faults are not split per command and show as "-".
 package main
 
 import (
@@ -100,8 +102,17 @@ func main() {
 	for j, c := range cmds {
 		wall, cpu, faults := medians(runs[j])
 		if c.served != nil {
+			// The resident's CPU time comes in clock ticks: its mean
+			// over the runs, marked "~", stands in for the median.
+			cpuText, ratio := "-", ""
+			if m := c.served.CPUMean(); m >= 0 {
+				cpuText = "~" + m.Round(time.Microsecond).String()
+				if cpu0 > 0 {
+					ratio = fmt.Sprintf("%7.2fx", float64(m)/float64(cpu0))
+				}
+			}
 			fmt.Printf("%-28s %8d %12s %7.2fx %12s %8s %8s\n", c.name, len(runs[j]),
-				wall.Round(time.Microsecond), float64(wall)/float64(wall0), "-", "", "-")
+				wall.Round(time.Microsecond), float64(wall)/float64(wall0), cpuText, ratio, "-")
 			continue
 		}
 		fmt.Printf("%-28s %8d %12s %7.2fx %12s %7.2fx %8d\n", c.name, len(runs[j]),

@@ -15,10 +15,12 @@ import (
 // times the commands a benchmark would otherwise run as processes of their
 // own, one at a time.
 type Resident struct {
-	cmd *exec.Cmd
-	in  io.WriteCloser
-	out *bufio.Reader
-	seq int64
+	cmd  *exec.Cmd
+	in   io.WriteCloser
+	out  *bufio.Reader
+	seq  int64
+	cpu  time.Duration // CPU time of the measured runs
+	runs int
 }
 
 // StartResident starts bin's `hook serve` with the extra environment
@@ -45,9 +47,31 @@ func StartResident(bin string, env ...string) (*Resident, error) {
 // Run runs `slim ARGS` in the resident slim with stdin, and returns its wall
 // time from the frame's write to the reply's last byte, and the command's
 // stdout and stderr. As with Measure, exit codes 1-5 are slim's decisions
-// and count as runs. The resident's CPU time is not split per command, so
-// Usage holds the wall time only.
+// and count as runs. Usage.CPU is the CPU time the resident and the
+// children it waited for (ripgrep, ast-grep) took meanwhile, as the kernel
+// counts it for a process: in clock ticks (10 ms), so one run's figure is
+// coarse and only a mean over many runs (CPUMean) says much.
 func (r *Resident) Run(args []string, stdin []byte) (Usage, []byte, error) {
+	before := cpuTicks(r.cmd.Process.Pid)
+	u, out, err := r.run(args, stdin)
+	if after := cpuTicks(r.cmd.Process.Pid); before >= 0 && after >= before {
+		u.CPU = time.Duration(after-before) * tick
+		r.cpu += u.CPU
+		r.runs++
+	}
+	return u, out, err
+}
+
+// CPUMean is the mean CPU time of the runs so far (see Run), or -1 when
+// it could not be read.
+func (r *Resident) CPUMean() time.Duration {
+	if r.runs == 0 {
+		return -1
+	}
+	return r.cpu / time.Duration(r.runs)
+}
+
+func (r *Resident) run(args []string, stdin []byte) (Usage, []byte, error) {
 	r.seq++
 	frame, err := json.Marshal(map[string]any{"id": r.seq, "run": map[string]any{"args": args, "stdin": string(stdin)}})
 	if err != nil {
