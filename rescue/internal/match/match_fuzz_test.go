@@ -179,6 +179,55 @@ func FuzzPlace(f *testing.F) {
 					}
 				}
 			}
+		case StrategyAlreadyApplied:
+			// Nothing changes: every placed line is a context line with
+			// the file's bytes, and together they are the chunk's new
+			// lines on a seek rung.
+			side, _ := newSide(ch.Lines)
+			if len(pl.Lines) != len(side) {
+				t.Fatalf("%d lines left as they are for %d new lines", len(pl.Lines), len(side))
+			}
+			for k, x := range pl.Lines {
+				if x.Op != patch.OpContext || ladderKey(x.Text) != ladderKey(side[k].Text) {
+					t.Fatalf("new line %q taken as made by %q (%c)", side[k].Text, x.Text, x.Op)
+				}
+			}
+		case StrategyIndent:
+			// Every old line agrees with its file line apart from leading
+			// whitespace; every added line is the authored one, its
+			// indentation perhaps mapped.
+			if len(placedOld) != len(old) || len(placedAdds) != len(adds) {
+				t.Fatalf("%d old and %d added lines placed for %d and %d", len(placedOld), len(placedAdds), len(old), len(adds))
+			}
+			for k := range old {
+				if strings.TrimSpace(old[k]) == "" && strings.TrimSpace(placedOld[k]) != "" || !rungRest(old[k], placedOld[k]) {
+					t.Fatalf("old line %q placed on %q", old[k], placedOld[k])
+				}
+			}
+			for k := range adds {
+				if strings.TrimLeft(adds[k], " \t") != strings.TrimLeft(placedAdds[k], " \t") {
+					t.Fatalf("added line %q written as %q", adds[k], placedAdds[k])
+				}
+			}
+		case StrategyEditedEdge:
+			// Every old line but the first or the last matches its file
+			// line on a seek rung, and that one is clearly the same line
+			// edited.
+			if !reflect.DeepEqual(placedAdds, adds) || len(placedOld) != len(old) {
+				t.Fatalf("placed %d old lines and adds %q for %d and %q", len(placedOld), placedAdds, len(old), adds)
+			}
+			m := len(old)
+			same := func(a, b int) bool {
+				for k := a; k < b; k++ {
+					if ladderKey(old[k]) != ladderKey(placedOld[k]) {
+						return false
+					}
+				}
+				return true
+			}
+			if !(same(1, m) && sameLine(old[0], placedOld[0]) || same(0, m-1) && sameLine(old[m-1], placedOld[m-1])) {
+				t.Fatalf("edited-edge placement of %q on %q", old, placedOld)
+			}
 		case StrategyAnchor, StrategyEOFInsert:
 			if len(old) != 0 || pl.Start != pl.End || !reflect.DeepEqual(placedAdds, adds) {
 				t.Fatalf("insertion placement %+v", pl)
