@@ -204,6 +204,18 @@ func TestPlaceEditedEdge(t *testing.T) {
 				"c1 := one()\nc2 := two()\nc3 := three()\nr1 := old()\nc4 := four()\ny := other()\nc6 := six()\nc7 := seven()\n",
 			chunks:    []*patch.Chunk{chunk(nil, false, " c1 := one()", " c2 := two()", " c3 := three()", "-r1 := old()", "+r1 := new()", " c4 := four()", " c5 := five()", " c6 := six()", " c7 := seven()")},
 			errPrefix: pfx + "LCS rescue was ambiguous"},
+		{name: "a look-alike as close only once re-indented does not stop the edited edge",
+			// The second block agrees with five of the six lines by key,
+			// but one level deeper: it differs in its indentation and a
+			// line at once, the accepted place in one edited line.
+			file:       "\tc1 := one() // why\n\tc2 := two()\n\tc3 := three()\n\tr1 := old()\n\tc4 := four()\n\tc5 := five()\nsep\n\t\tc1 := one()\n\t\tc2 := two()\n\t\tc3 := three()\n\t\tr1 := old()\n\t\tc4 := four()\n\t\tc5 := other()\n",
+			chunks:     []*patch.Chunk{chunk(nil, false, " \tc1 := one()", " \tc2 := two()", " \tc3 := three()", "-\tr1 := old()", "+\tr1 := new()", " \tc4 := four()", " \tc5 := five()")},
+			strategies: []string{StrategyEditedEdge},
+			want:       "\tc1 := one() // why\n\tc2 := two()\n\tc3 := three()\n\tr1 := new()\n\tc4 := four()\n\tc5 := five()\nsep\n\t\tc1 := one()\n\t\tc2 := two()\n\t\tc3 := three()\n\t\tr1 := old()\n\t\tc4 := four()\n\t\tc5 := other()"},
+		{name: "the same look-alike at the author's indentation is as close: refused",
+			file:      "\tc1 := one() // why\n\tc2 := two()\n\tc3 := three()\n\tr1 := old()\n\tc4 := four()\n\tc5 := five()\nsep\n\tc1 := one()\n\tc2 := two()\n\tc3 := three()\n\tr1 := old()\n\tc4 := four()\n\tc5 := other()\n",
+			chunks:    []*patch.Chunk{chunk(nil, false, " \tc1 := one()", " \tc2 := two()", " \tc3 := three()", "-\tr1 := old()", "+\tr1 := new()", " \tc4 := four()", " \tc5 := five()")},
+			errPrefix: pfx + "Edited-edge rescue was ambiguous", cands: []int{1, 8}},
 		{name: "an insertion at the file's start below three lines, the last edited",
 			file:       "// Copyright.\n// Use of this.\n// license file. // edited\n\npackage p\n",
 			chunks:     []*patch.Chunk{chunk(nil, false, "+// new", " // Copyright.", " // Use of this.", " // license file.")},

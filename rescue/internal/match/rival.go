@@ -40,11 +40,13 @@ import "github.com/slimgate/slim/rescue/internal/patch"
 //
 // The edited-edge step weighs placeable look-alikes by how close they
 // are: its accepted place differs from the author's lines in one line, so
-// a place that differs in one line too (as close) stops it, and so does a
-// place another step would take with no more differing (every line apart
-// from whitespace, or one edited edge line); a place only LCS would take
-// differs in two lines or more, a worse explanation than one edited line,
-// and does not.
+// a place that differs in one line too, the others at the author's
+// indentation (as close), stops it, and so does a place another step
+// would take with no more differing (every line apart from whitespace, or
+// one edited edge line); a place only LCS would take differs in two lines
+// or more, and one that is as close only once re-indented differs in its
+// indentation and a line at once: worse explanations than one edited line,
+// so they do not.
 //
 // The already-applied step is stricter about what it skips, and looser
 // about what stops it: only a framed place, or a place where every line
@@ -66,7 +68,8 @@ const (
 	// rivalsPlaceable: framed or placeable look-alikes stop the step.
 	rivalsPlaceable rivalMode = iota
 	// rivalsEdge: framed look-alikes and those in which all lines but
-	// one agree (edited edge); an LCS placement needs more to differ.
+	// one agree at the author's indentation (edited edge); an LCS
+	// placement needs more to differ.
 	rivalsEdge
 	// rivalsApplied: framed look-alikes, and those that agree line for
 	// line apart from whitespace, stop the step (already applied).
@@ -144,6 +147,13 @@ func (v *FileView) meantRivals(lines []patch.ChunkLine, rivals []int, offLo, off
 	}
 	needed := LCSNeeded(m)
 	win := make([]string, m)
+	var indented []string // the old lines' keys with their indentation, for rivalsEdge
+	if mode == rivalsEdge {
+		indented = make([]string, m)
+		for k, o := range old {
+			indented[k] = indentedKey(o)
+		}
+	}
 	cells := 0 // comparisons made, bounded by lookalikeBudget
 	placeableAt := func(s int) bool {
 		if s+m > n || (s >= offLo && s <= offHi) {
@@ -178,23 +188,27 @@ func (v *FileView) meantRivals(lines []patch.ChunkLine, rivals []int, offLo, off
 			}
 		}
 		// Against an edited edge only a place as close as the accepted one
-		// counts (one line differs, added or removed): a place LCS would
-		// take differs in more lines, and is a worse explanation of the
-		// author's lines than one edited line is. Against the other steps
-		// such a place counts.
+		// counts (one line differs, added or removed, the others at the
+		// author's indentation): a place LCS would take differs in more
+		// lines, and one that agrees only once re-indented differs in its
+		// indentation and a line at once; either is a worse explanation of
+		// the author's lines than one edited line is. Against the other
+		// steps a place LCS would take counts.
 		lcsOK := removedOK && !firstOff && !lastOff
 		if mode != rivalsEdge && !lcsOK {
 			return false
 		}
+		cells += m * m
+		if mode == rivalsEdge {
+			for k := range win {
+				win[k] = indentedKey(v.lines[s+k])
+			}
+			return lcsOutside(indented, win, s, offLo, offHi) >= m-1
+		}
 		for k := range win {
 			win[k] = lineKey(v.lines[s+k])
 		}
-		cells += m * m
-		score := lcsOutside(keys, win, s, offLo, offHi)
-		if mode == rivalsEdge {
-			return score >= m-1
-		}
-		return score >= needed
+		return lcsOutside(keys, win, s, offLo, offHi) >= needed
 	}
 	var out []int
 	for i, r := range rivals {
@@ -234,3 +248,7 @@ func lcsOutside(keys, win []string, s, offLo, offHi int) int {
 	}
 	return prev[len(win)]
 }
+
+// indentedKey is lineKey with the line's indentation kept in front: two
+// lines agree by it when they agree by lineKey at the same indentation.
+func indentedKey(s string) string { return leading(s) + "\x00" + lineKey(s) }
