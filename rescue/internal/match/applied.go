@@ -1,6 +1,7 @@
 package match
 
 import (
+	"errors"
 	"strings"
 
 	"github.com/slimgate/slim/rescue/internal/patch"
@@ -16,13 +17,54 @@ import (
 // (and ends with one, or with "*** End of File"), so that the new lines
 // frame each change, or the file's edge frames that side (a chunk that
 // starts with a change whose new lines start the file, and whose trailing
-// context stands nowhere else; the mirror image at the end); its new lines (context and added lines, in order; at
-// least two of them not blank) occur exactly once in
+// context stands nowhere else; the mirror image at the end); its new
+// lines (context and added lines, in order; at least two of them not
+// blank, or one when the file's edge frames them) occur exactly once in
 // the search window on some seek rung (at the very end of the file when
 // the chunk ends with "*** End of File"); its old lines occur nowhere on a
 // seek rung, except at the lines the new ones cover; and no other place
-// looks like the old lines by the look-alike rule, since that place may
-// be the one the author meant to change, drifted since.
+// looks like the old lines by the look-alike rule in a way that could make
+// it the place meant (rival.go).
+//
+// What a wrong skip costs. Taking a chunk as already applied writes
+// nothing for it, so it can never put a line in the wrong place or change
+// one. Its only harm is to report the change as made when it is not: the
+// author meant another place, which someone changed since, and the new
+// lines found are a similar block that held them already. Refusing is
+// then right (the author's edit conflicts, or must go elsewhere), and the
+// skip hides that. So the step refuses exactly when another place could
+// be the one meant with the change missing there:
+//
+//   - the old lines stand there, or agree there apart from whitespace
+//     (the change is still to make at that place, re-indented since);
+//   - it is framed by the chunk's context at the author's indentation,
+//     with about the chunk's size of other lines between: the place meant
+//     with the lines the chunk changes rewritten by someone else since (a
+//     conflict). This cannot be told from a sibling block of the same
+//     frame, so it refuses, however the lines between read;
+//   - the file's edge frames the change and the context on the other side
+//     stands elsewhere too;
+//   - the new lines stand at two places or more (nothing tells which one
+//     is the change made).
+//
+// It is safe to skip past any other look-alike. One framed by the chunk's
+// context only at another indentation could be the place meant only if
+// someone had re-indented it and rewritten the lines the chunk changes at
+// once, while the accepted place holds the new lines exactly as the author
+// wrote them; one that differs in a line the chunk keeps needs an edit the
+// matcher refuses anyway. Neither holds the old lines, so the change is not
+// missing there in any form the matcher could place.
+//
+// One non-blank new line is enough when the file's edge frames the change
+// (a deletion of a file's licence header and package line, whose new lines
+// are a blank, the import and a blank): nothing can stand between the
+// edge and them, the old lines stand nowhere, and the context they frame
+// stands nowhere else. Elsewhere one line found once is too little.
+//
+// A chunk whose @@ line matched a later line of the same text (a label
+// such as "Loop:" that the next function has too) is searched for past the
+// place meant and not found there; appliedBeforeContext then runs the step
+// on the whole window from the cursor, as for a chunk without @@ lines.
 
 // newSide returns the chunk's new lines (context and added) as context
 // lines, in order, and for each old context line the index it has among
@@ -92,7 +134,11 @@ func (v *FileView) placeAppliedAt(ch *patch.Chunk, lo int, pl *Placement, inner 
 			nonBlank++
 		}
 	}
-	if nonBlank < 2 {
+	if nonBlank < 2 && !(nonBlank == 1 && (atStart || atEnd)) {
+		// One line found once is too little to call the change made,
+		// unless the file's edge pins it: then nothing stands between
+		// the edge and the new lines, and the context it frames must
+		// stand nowhere else (contextElsewhere below).
 		return false
 	}
 	cands, pinned := v.seek(side, lo, ch.EOF)
@@ -186,6 +232,36 @@ func (v *FileView) contextElsewhere(lines []patch.ChunkLine, trailing bool, p, s
 		}
 	}
 	return -1
+}
+
+// appliedBeforeContext returns the placement of a chunk whose @@ lines
+// narrowed the search to [lo, N) from cursor, and which was not found
+// there (err, a not-found refusal), when its change is already made
+// before lo: the @@ line matched a later line of the same text (a label
+// such as "Loop:" that the next function has too), past the place meant.
+// The already-applied step then runs on [cursor, N), as for a chunk
+// without @@ lines, and the @@ lines are dropped (repair
+// context_not_found). The window is wider, so the step's uniqueness
+// checks are stricter than they were on [lo, N), and nothing is written
+// for the chunk. It returns nil when that does not hold.
+func (v *FileView) appliedBeforeContext(ch *patch.Chunk, cursor, lo int, err error) *Placement {
+	var e *Error
+	if !errors.As(err, &e) || e.Phase != PhaseNotFound {
+		return nil
+	}
+	pl := &Placement{Contexts: make([]int, len(ch.Contexts))}
+	for i, c := range ch.Contexts {
+		pl.Contexts[i] = -1
+		kind := patch.RepairContextNotFound
+		if isUnifiedDiffHeader(c.Text) {
+			kind = patch.RepairUnifiedDiffHeader
+		}
+		pl.Repairs = append(pl.Repairs, patch.Repair{Kind: kind, Line: c.Line})
+	}
+	if !v.placeApplied(ch, cursor, pl) || pl.Start >= lo {
+		return nil
+	}
+	return pl
 }
 
 // appendsAtEnd reports whether the chunk adds lines after its last old

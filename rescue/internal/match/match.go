@@ -209,7 +209,13 @@ func (v *FileView) Place(ch *patch.Chunk, cursor int, abs string) (*Placement, e
 	if p, err := v.placeIndent(ch, ch.Lines, lo, abs, body, pl); p != nil || err != nil {
 		return p, err
 	}
-	return v.placeRescue(ch, lo, abs, body, old, pl)
+	got, err := v.placeRescue(ch, lo, abs, body, old, pl)
+	if err != nil && lo > cursor {
+		if alt := v.appliedBeforeContext(ch, cursor, lo, err); alt != nil {
+			return alt, nil
+		}
+	}
+	return got, err
 }
 
 // placeRescue runs the rescue steps that may place a chunk away from the

@@ -54,7 +54,12 @@ import "github.com/slimgate/slim/rescue/internal/patch"
 // so a wrong skip can never change a line; its only risk is that the
 // author meant another place, changed since, where the change is not
 // made. A framed place is that case (refused), and so is the old text
-// standing re-indented elsewhere (refused). A place that only an LCS or
+// standing re-indented elsewhere (refused). The frame must stand at the
+// author's indentation, as the accepted place holds the new lines there
+// exactly: a place framed only at another indentation, with other lines
+// between, would need a re-indentation and a rewrite at once to be the
+// place meant, and does not stop the step (applied.go says why a skip can
+// afford that). A place that only an LCS or
 // edited-edge rescue would take is the author's block with one of the
 // lines the chunk keeps changed by someone else, and it could only be
 // meant if the author's own text already held the chunk's new lines,
@@ -71,8 +76,9 @@ const (
 	// one agree at the author's indentation (edited edge); an LCS
 	// placement needs more to differ.
 	rivalsEdge
-	// rivalsApplied: framed look-alikes, and those that agree line for
-	// line apart from whitespace, stop the step (already applied).
+	// rivalsApplied: look-alikes framed at the author's indentation, and
+	// those that agree line for line apart from whitespace, stop the
+	// step (already applied).
 	rivalsApplied
 )
 
@@ -122,19 +128,28 @@ func (v *FileView) meantRivals(lines []patch.ChunkLine, rivals []int, offLo, off
 		}
 	}
 	maxR := inner + max(2, (inner+1)/2)
+	// Against the already-applied step the frame must stand at the
+	// author's indentation (see above): the accepted place holds the new
+	// lines there exactly.
+	eqFrame := eqKey
+	if mode == rivalsApplied {
+		eqFrame = func(f, k int) bool {
+			return eqKey(f, k) && (keys[k] == "" || leading(v.lines[f]) == leading(old[k]))
+		}
+	}
 	framedAt := func(s int) bool {
 		if lead == 0 || trail == 0 || s == acc || s+lead+trail > n {
 			return false
 		}
 		for k := 0; k < lead; k++ {
-			if !eqKey(s+k, k) {
+			if !eqFrame(s+k, k) {
 				return false
 			}
 		}
 		for j := s + lead; j <= s+lead+maxR && j+trail <= n; j++ {
 			all := true
 			for k := 0; k < trail; k++ {
-				if !eqKey(j+k, m-trail+k) {
+				if !eqFrame(j+k, m-trail+k) {
 					all = false
 					break
 				}
