@@ -18,7 +18,8 @@ import (
 // whose slim never counted the session's last calls (a plugin that is
 // broken passes every call, and would look fast), or, where the resident
 // slim should answer, a plugin that lost it and fell back to a process
-// per call. Without the plugin, nothing of slim may have run.
+// per call. Without the plugin, nothing of slim may have run. A variant
+// (-variant) is checked up to the plugin's log: it may not ask slim at all.
 func check(s *session, p *ochost.Project, r *ochost.Run, m mode) error {
 	var offered []string
 	for _, q := range r.Requests {
@@ -78,6 +79,10 @@ func check(s *session, p *ochost.Project, r *ochost.Run, m mode) error {
 		if _, err := os.Stat(filepath.Join(p.StateDir, "loop")); !errors.Is(err, os.ErrNotExist) {
 			return fmt.Errorf("slim kept loop guard state in a run without the plugin (%v)", err)
 		}
+		return nil
+	}
+	if m.file != "" {
+		// A variant is an experiment, and may not ask slim at all.
 		return nil
 	}
 	if len(m.env) == 0 {

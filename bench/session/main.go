@@ -22,6 +22,12 @@
 // resident slim (where it should have one), and slim must have counted the
 // session's last calls, or the program stops: a broken plugin must not
 // look fast.
+//
+// For experiments, -plan runs another script (the letters of defaultPlan)
+// and each -variant NAME=FILE adds a mode: the plugin installed as usual,
+// then FILE written over it (a plugin with parts of its work removed, or
+// another plugin altogether). A variant's calls are checked like the
+// others', but not that slim saw them: a variant may not ask slim at all.
 package main
 
 import (
@@ -42,6 +48,9 @@ type mode struct {
 	short  string // for the ratio columns
 	plugin bool
 	env    []string // added to the host's environment
+	// file, when set, is written over the installed plugin: a variant
+	// for an experiment.
+	file string
 }
 
 var (
@@ -65,10 +74,30 @@ func main() {
 	warmup := flag.Int("warmup", 1, "sessions per mode run first and not counted")
 	keep := flag.Bool("keep", false, "keep every run's project and artifacts")
 	percall := flag.Bool("percall", false, "also run the plugin with SLIM_SERVE=0 (one slim process per hook call)")
+	plan := flag.String("plan", defaultPlan, "the session's turns: one word a turn, one letter a call (r read, g grep, G glob, b bash, p apply_patch, t todowrite)")
+	var variants []mode
+	flag.Func("variant", "NAME=FILE: also a mode with FILE written over the installed plugin (repeatable)", func(v string) error {
+		name, file, ok := strings.Cut(v, "=")
+		if !ok || name == "" || file == "" {
+			return fmt.Errorf("want NAME=FILE, not %q", v)
+		}
+		abs, err := filepath.Abs(file)
+		if err != nil {
+			return err
+		}
+		if _, err := os.Stat(abs); err != nil {
+			return err
+		}
+		variants = append(variants, mode{name: name, short: name, plugin: true, file: abs})
+		return nil
+	})
 	flag.Parse()
 	if *opencode == "" || *slim == "" || *runs < 1 || *warmup < 0 {
-		fmt.Fprintln(os.Stderr, "usage: session -opencode BIN -slim BIN [-runs N] [-warmup N] [-keep]")
+		fmt.Fprintln(os.Stderr, "usage: session -opencode BIN -slim BIN [-runs N] [-warmup N] [-keep] [-percall] [-plan PLAN] [-variant NAME=FILE]...")
 		os.Exit(2)
+	}
+	if _, err := planSession("/", *plan); err != nil {
+		fatal("%v", err)
 	}
 	for _, p := range []*string{opencode, slim} {
 		abs, err := filepath.Abs(*p)
@@ -89,6 +118,7 @@ func main() {
 	if *percall {
 		modes = append(modes, perCall)
 	}
+	modes = append(modes, variants...)
 	loadBefore := loadAverage()
 	samples := make([][]sample, len(modes))
 	n := 0
@@ -98,7 +128,7 @@ func main() {
 			m := (k + round) % len(modes)
 			n++
 			dir := filepath.Join(work, fmt.Sprintf("run%02d", n))
-			s, err := runOnce(dir, *opencode, *slim, modes[m])
+			s, err := runOnce(dir, *opencode, *slim, *plan, modes[m])
 			if err != nil {
 				fatal("session %d (%s): %v (artifacts kept in %s)", n, modes[m].name, err, dir)
 			}
@@ -110,7 +140,8 @@ func main() {
 			}
 		}
 	}
-	report(os.Stdout, newSession("/"), modes, samples, *runs, *warmup)
+	script, _ := planSession("/", *plan)
+	report(os.Stdout, script, modes, samples, *runs, *warmup)
 	if la := loadAverage(); la != "" {
 		fmt.Printf("\nload average (1, 5, 15 min): %s at the start, %s at the end\n", loadBefore, la)
 	}
@@ -130,11 +161,14 @@ func loadAverage() string {
 	return strings.Join(f[:3], " ")
 }
 
-// runOnce makes a fresh project in dir, installs the plugin when asked,
-// runs the session once and checks it.
-func runOnce(dir, opencode, slim string, m mode) (sample, error) {
+// runOnce makes a fresh project in dir, installs the plugin (or a
+// variant) when asked, runs the session of plan once and checks it.
+func runOnce(dir, opencode, slim, plan string, m mode) (sample, error) {
 	proj := filepath.Join(dir, "proj")
-	s := newSession(proj)
+	s, err := planSession(proj, plan)
+	if err != nil {
+		return sample{}, err
+	}
 	p, err := ochost.New(dir, slim, s.files)
 	if err != nil {
 		return sample{}, err
@@ -142,6 +176,15 @@ func runOnce(dir, opencode, slim string, m mode) (sample, error) {
 	p.AddEnv(m.env...)
 	if m.plugin {
 		if err := p.Install(slim); err != nil {
+			return sample{}, err
+		}
+	}
+	if m.file != "" {
+		b, err := os.ReadFile(m.file)
+		if err != nil {
+			return sample{}, err
+		}
+		if err := os.WriteFile(filepath.Join(proj, ".opencode", "plugin", "slim.js"), b, 0o644); err != nil {
 			return sample{}, err
 		}
 	}

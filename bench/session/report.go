@@ -83,6 +83,9 @@ func report(w io.Writer, s *session, modes []mode, samples [][]sample, runs, war
 	}
 	fmt.Fprintln(w, head)
 	for _, t := range tools {
+		if s.count(t) == 0 {
+			continue
+		}
 		line := fmt.Sprintf("%-12s %6d", t, s.count(t))
 		meds := make([]time.Duration, len(modes))
 		for m := range modes {

@@ -8,12 +8,17 @@ import (
 	fp "github.com/slimgate/slim/fixtures/fakeprovider"
 )
 
-// plan is the session's turns, one word a turn and one letter a call:
-// r read, g grep, G glob, b bash, p apply_patch, t todowrite. Like a
+// defaultPlan is the session's turns, one word a turn and one letter a
+// call: r read, g grep, G glob, b bash, p apply_patch, t todowrite. Like a
 // model's: a look around first, then searches, reads, edits and checks,
 // several independent calls in one turn where a model would send them
 // together.
-const plan = "Gbr rrrr t gg rr p b r pp b gG rrr t p bb GG rr p b ggg rr pp b t GGr p bb gg p b t rr p bb rr"
+const defaultPlan = "Gbr rrrr t gg rr p b r pp b gG rrr t p bb GG rr p b ggg rr pp b t GGr p bb gg p b t rr p bb rr"
+
+// maxCalls is how many calls of each letter a plan may have: each call
+// must have arguments of its own (so the loop guard never steps in), and
+// there are that many. todowrite has no limit.
+var maxCalls = map[rune]int{'r': 1 + 2*sourceFiles, 'g': len(greps), 'G': len(globs), 'b': len(bashes), 'p': (sourceLines - 2 - 12) / 7}
 
 var toolOf = map[rune]string{'r': "read", 'g': "grep", 'G': "glob", 'b': "bash", 'p': "apply_patch", 't': "todowrite"}
 
@@ -80,9 +85,36 @@ func sourceText(i int) []string {
 
 func joinLines(lines []string) string { return strings.Join(lines, "\n") + "\n" }
 
-// newSession builds the session for a project at dir (the host is given
-// absolute paths, as it gives models).
+// newSession builds the session of defaultPlan for a project at dir (the
+// host is given absolute paths, as it gives models).
 func newSession(dir string) *session {
+	s, err := planSession(dir, defaultPlan)
+	if err != nil {
+		panic(err)
+	}
+	return s
+}
+
+// planSession builds the session of plan (see defaultPlan) for a project
+// at dir, or says why plan cannot be run: an unknown letter, or more calls
+// of a tool than it has arguments of their own.
+func planSession(dir, plan string) (*session, error) {
+	counts := map[rune]int{}
+	for _, letter := range plan {
+		if letter == ' ' {
+			continue
+		}
+		if _, ok := toolOf[letter]; !ok {
+			return nil, fmt.Errorf("plan %q: %q is not a tool letter (r, g, G, b, p, t)", plan, letter)
+		}
+		counts[letter]++
+		if limit, ok := maxCalls[letter]; ok && counts[letter] > limit {
+			return nil, fmt.Errorf("plan %q: more than %d %s calls", plan, limit, toolOf[letter])
+		}
+	}
+	if len(strings.Fields(plan)) == 0 {
+		return nil, fmt.Errorf("plan %q has no turns", plan)
+	}
 	s := &session{files: map[string]string{"README.md": readmes, "docs/notes.md": notes}, final: map[string]string{}}
 	src := map[string][]string{}
 	for i := range sourceFiles {
@@ -138,7 +170,7 @@ func newSession(dir string) *session {
 	for name := range s.final {
 		s.final[name] = joinLines(src[name])
 	}
-	return s
+	return s, nil
 }
 
 // count is how many calls of tool t the session makes.

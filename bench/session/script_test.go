@@ -134,3 +134,40 @@ func applyUpdate(files map[string]string, patch string) (string, error) {
 	files[name] = strings.TrimPrefix(strings.Replace("\n"+text, "\n"+from, "\n"+to, 1), "\n")
 	return name, nil
 }
+
+// A plan given with -plan is built like the default one, and refused when
+// it names an unknown tool or more calls of a tool than have arguments of
+// their own (a repeated call would bring in the loop guard).
+func TestAnotherPlanIsBuiltOrRefused(t *testing.T) {
+	s, err := planSession("/p", "t tt r")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(s.calls) != 4 || s.count("todowrite") != 3 || s.count("read") != 1 || len(s.turns) != 4 {
+		t.Errorf("plan \"t tt r\": %d calls (%s) in %d turns, want 4 in 3 turns and a final text", len(s.calls), s.mix(), len(s.turns))
+	}
+	for _, bad := range []string{"", "  ", "t x", strings.Repeat("g", len(greps)+1), strings.Repeat("r ", maxCalls['r']+1)} {
+		if _, err := planSession("/p", bad); err == nil {
+			t.Errorf("plan %q was accepted", bad)
+		}
+	}
+	// The largest plan allowed still has no two calls alike.
+	var all []string
+	for letter, n := range maxCalls {
+		all = append(all, strings.Repeat(string(letter)+" ", n))
+	}
+	s, err = planSession("/p", strings.Join(all, ""))
+	if err != nil {
+		t.Fatal(err)
+	}
+	seen := map[string]bool{}
+	for _, tt := range s.turns {
+		for _, c := range tt.ToolCalls {
+			key := c.Name + " " + string(c.Arguments)
+			if seen[key] {
+				t.Errorf("%s is sent twice", key)
+			}
+			seen[key] = true
+		}
+	}
+}
