@@ -6,7 +6,9 @@
 // Which tools need which phase is slim's answer too: at load, `slim version
 // --json` gives a phase table, and a phase the table leaves out for a tool
 // is not run (slim would only have answered pass). Without a usable table
-// every phase runs for every tool. Events are forwarded to `slim hook
+// every phase runs for every tool. The call waits for an after's answer
+// only when that answer can change it (see afterWaits); otherwise the after
+// is sent and the call returns. Events are forwarded to `slim hook
 // event`. It also registers two tools, ast_grep_search and
 // ast_grep_replace, which run `slim search ast|replace --json` in the
 // session directory: structural search and a replace that stays inside the
@@ -30,6 +32,7 @@
 // dependency for this file.
 
 import { spawn } from "node:child_process";
+import { createHash } from "node:crypto";
 import { StringDecoder } from "node:string_decoder";
 import { accessSync, appendFileSync, constants as fsConstants, readFileSync, statSync } from "node:fs";
 import path from "node:path";
@@ -760,6 +763,105 @@ function replaceInPlace(target, source) {
 }
 
 
+// ---- which afters the call waits for ----
+
+// canonicalJSON is args as slim reads them: what JSON.stringify sends,
+// with object keys sorted at every depth and strings made well-formed
+// (slim's JSON decoder reads a lone surrogate as U+FFFD, so two strings
+// that differ only there are one string to slim; of two keys that become
+// one, the later wins, as in slim). Values slim reads as equal give equal
+// texts.
+function canonicalJSON(v) {
+  const text = JSON.stringify(v);
+  if (text === undefined) return "";
+  const wf = (x) => (typeof x.toWellFormed === "function" ? x.toWellFormed() : x);
+  const write = (x) => {
+    if (Array.isArray(x)) return "[" + x.map(write).join(",") + "]";
+    if (x !== null && typeof x === "object") {
+      const fields = new Map();
+      for (const [k, y] of Object.entries(x)) fields.set(wf(k), y);
+      return "{" + [...fields.keys()].sort().map((k) => JSON.stringify(k) + ":" + write(fields.get(k))).join(",") + "}";
+    }
+    return JSON.stringify(typeof x === "string" ? wf(x) : x);
+  };
+  return write(JSON.parse(text));
+}
+
+// callKey identifies a call as slim's loop guard compares them: its tool
+// (in any case) and its arguments.
+function callKey(tool, args) {
+  return createHash("sha256")
+    .update(String(tool || "").toLowerCase() + "\0" + canonicalJSON(args))
+    .digest("hex");
+}
+
+// afterWaits decides, per session, whether a tool call waits for slim's
+// answer to its after. Waiting is what costs: the host records a call's
+// result only after its after hooks return, and an after hook that waits
+// for an answer hands the host's event loop back, so the call's result
+// waits behind whatever the host does meanwhile, 10-30 ms a call on a busy
+// machine where slim answers in about 1 ms. slim's after changes a call
+// in one way only: its loop guard appends a notice to the result of a call
+// that repeats, with the same arguments and result, the calls just before
+// it in the session. So an after is waited for when its tool and arguments
+// repeat any call this plugin saw in the session (not only the last one:
+// parallel calls may reach slim in another order than they were sent), and
+// while no after of the session has been answered here (a session from an
+// earlier host process may be in the middle of a run). Every other after
+// is sent, and the call returns without its answer; the session's next
+// before, or apply, first waits for those answers, so it still reads every
+// count an earlier after made. This holds only for afters the resident
+// slim answers (see the after hook).
+function afterWaits() {
+  const sessions = new Map();
+  const of = (id) => {
+    const key = typeof id === "string" ? id : "";
+    let s = sessions.get(key);
+    if (!s) {
+      s = { seen: new Set(), answered: false, inflight: new Set() };
+      sessions.set(key, s);
+    }
+    return s;
+  };
+  return {
+    // wait records the after of a call and reports whether the call must
+    // wait for its answer.
+    wait(sessionID, tool, args) {
+      const s = of(sessionID);
+      let key;
+      try {
+        key = callKey(tool, args);
+      } catch {
+        // Arguments JSON cannot encode: the request fails the same way,
+        // and the call reports it as always.
+        return true;
+      }
+      const repeat = s.seen.has(key);
+      s.seen.add(key);
+      return repeat || !s.answered;
+    },
+    // answered notes that an after of the session has its answer.
+    answered(sessionID) {
+      of(sessionID).answered = true;
+    },
+    // unawaited keeps p, an after no call waits for, until it settles.
+    unawaited(sessionID, p) {
+      const s = of(sessionID);
+      s.inflight.add(p);
+      p.finally(() => s.inflight.delete(p));
+    },
+    // settled resolves once the session's afters that no call waited for
+    // have their answers.
+    async settled(sessionID) {
+      const s = sessions.get(typeof sessionID === "string" ? sessionID : "");
+      if (s && s.inflight.size > 0) await Promise.all([...s.inflight]);
+    },
+    forget(sessionID) {
+      sessions.delete(typeof sessionID === "string" ? sessionID : "");
+    },
+  };
+}
+
 // ---- the ast-grep tools ----
 
 // stringList reads a tool argument that should be a list of strings; the
@@ -1154,6 +1256,8 @@ export const SlimPlugin = async (input) => {
     return run(bin, argv, input, limitMs, abortSignal);
   };
 
+  const afters = afterWaits();
+
   const host = () => ({
     flavor: "v1",
     platform: process.platform,
@@ -1403,6 +1507,7 @@ export const SlimPlugin = async (input) => {
       callID: typeof t.callID === "string" ? t.callID : "",
       args: { patchText: args.patchText },
     };
+    await afters.settled(request.sessionID);
     let asked = null;
     const r = await converse(bin, ["hook", "apply"], JSON.stringify(request) + "\n", timeoutMs(), APPLY_TIMEOUT_MS, t.abort, async (first) => {
       if (!first || first.action !== "ask" || !isPlainObject(first.ask)) return null;
@@ -1486,6 +1591,7 @@ export const SlimPlugin = async (input) => {
         }
         log("warn", `${reason}; passing`, { phase: "before", tool, callID, stderr });
       };
+      await afters.settled(hookInput && hookInput.sessionID);
       const r = await ask("before", {
         v: PROTOCOL,
         phase: "before",
@@ -1540,7 +1646,24 @@ export const SlimPlugin = async (input) => {
         };
         const status = output && typeof output.status === "string" ? output.status : hookInput && hookInput.status;
         if (typeof status === "string") request.status = status;
+        // Only the resident slim takes an after no call waits for: there it
+        // is one line on a pipe already open, while a process of its own
+        // would be left running behind the call, and several could run at
+        // once and count in another order than the calls ran.
+        if (resident && !afters.wait(request.sessionID, request.tool, request.args)) {
+          const late = askQuiet("after", request)
+            .then((answer) => {
+              afters.answered(request.sessionID);
+              if (answer && answer.action !== "pass") {
+                log("warn", "slim's answer to an after the call did not wait for was not applied", { tool: request.tool, callID: request.callID, action: answer.action });
+              }
+            })
+            .catch((e) => log("warn", "after hook failed; passing", { error: String(e) }));
+          afters.unawaited(request.sessionID, late);
+          return;
+        }
         const answer = await askQuiet("after", request);
+        afters.answered(request.sessionID);
         if (!answer || answer.action === "pass") return;
         if (answer.action === "append" && typeof answer.append === "string") {
           if (output && typeof output.output === "string") output.output += answer.append;
@@ -1561,6 +1684,7 @@ export const SlimPlugin = async (input) => {
         const forwarded = { type: event.type, sessionID };
         if (p.messageID) forwarded.messageID = p.messageID;
         if (event.type === "session.status" && isPlainObject(p.status) && typeof p.status.type === "string") forwarded.status = p.status.type;
+        if (event.type === "session.deleted") afters.forget(sessionID);
         await askQuiet("event", { v: PROTOCOL, phase: "event", host: host(), sessionID, event: forwarded });
       } catch (e) {
         log("warn", "event forwarding failed", { error: String(e) });

@@ -1698,3 +1698,68 @@ test("apply mode: an apply_patch the plugin's tool did not run is logged, and la
     /^Error: apply_patch blocked: /,
   );
 });
+
+// A resident slim (hook serve) that answers each request on its own, in
+// the background: an after after FAKE_AFTER_SLEEP seconds with
+// $FAKE_AFTER_ANSWER, anything else at once with pass. It logs "recv
+// PHASE" when a request arrives and "done PHASE" when it answers it.
+function slowAfterResident() {
+  return fakeSlim(
+    "slow-after-resident",
+    `if [ "$1" = version ]; then printf '%s' '{"version":"t","protocol":1,"features":["serve"]}'; exit 0; fi
+[ "$1 $2" = "hook serve" ] || exit 1
+while IFS= read -r line; do
+  id=$(printf '%s' "$line" | sed 's/^{"id":\\([0-9]*\\),.*/\\1/')
+  phase=$(printf '%s' "$line" | sed 's/^{"id":[0-9]*,"phase":"\\([a-z]*\\)".*/\\1/')
+  echo "recv $phase" >> "$FAKE_LOG"
+  (
+    answer='{"v":1,"action":"pass"}'
+    if [ "$phase" = after ]; then sleep "$FAKE_AFTER_SLEEP"; answer=$FAKE_AFTER_ANSWER; fi
+    echo "done $phase" >> "$FAKE_LOG"
+    printf '{"id":%s,"answer":%s}\\n' "$id" "$answer"
+  ) &
+done
+wait`,
+  );
+}
+
+test("resident slim: a call waits for its after's answer only when it repeats an earlier call of its session; the next before waits for the afters in flight", { skip: process.platform === "win32" }, async () => {
+  process.env.SLIM_BIN = slowAfterResident();
+  process.env.FAKE_LOG = path.join(work, "unawaited.log");
+  process.env.FAKE_AFTER_SLEEP = "0.6";
+  process.env.FAKE_AFTER_ANSWER = '{"v":1,"action":"append","append":"\\nnote"}';
+  writeFileSync(process.env.SLIM_PLUGIN_LOG, "");
+  const hooks = await (await loadPlugin())(hostInput(project()));
+  const afterCall = async (sessionID, callID, args) => {
+    const output = { output: "text" };
+    const start = Date.now();
+    await hooks["tool.execute.after"]({ tool: "read", sessionID, callID, args }, output);
+    return { output: output.output, ms: Date.now() - start };
+  };
+  const waited = (r, what) => {
+    assert.equal(r.output, "text\nnote", `${what}: slim's append applied`);
+    assert.ok(r.ms >= 500, `${what}: returned after ${r.ms} ms, before slim answered`);
+  };
+  const notWaited = (r, what) => {
+    assert.equal(r.output, "text", `${what}: nothing applied`);
+    assert.ok(r.ms < 400, `${what}: returned after ${r.ms} ms, so it waited for slim`);
+  };
+  // Nothing of the session has been answered here yet: its first after
+  // is waited for (the session may be in the middle of a run).
+  waited(await afterCall("s", "c1", { filePath: "a", limit: 5 }), "the session's first after");
+  // A call that repeats no earlier one returns at once; slim's answer
+  // (an append, which slim gives only for a repeat) is logged, not applied.
+  notWaited(await afterCall("s", "c2", { filePath: "b" }), "a new call");
+  // The next before waits for that after's answer, so it reads its count.
+  await hooks["tool.execute.before"]({ tool: "read", sessionID: "s", callID: "c3" }, { args: { filePath: "c" } });
+  assert.deepEqual(readFileSync(process.env.FAKE_LOG, "utf8").trim().split("\n"), ["recv after", "done after", "recv after", "done after", "recv before", "done before"]);
+  assert.match(readFileSync(process.env.SLIM_PLUGIN_LOG, "utf8"), /slim's answer to an after the call did not wait for was not applied.*"action":"append"/);
+  // Repeats of earlier calls, not only of the last one, are waited for,
+  // whatever the order of their arguments' keys.
+  waited(await afterCall("s", "c4", { filePath: "b" }), "a repeat of the last call");
+  waited(await afterCall("s", "c5", { limit: 5, filePath: "a" }), "a repeat of an earlier call, keys in another order");
+  notWaited(await afterCall("s", "c6", { filePath: "a", limit: 6 }), "another call");
+  // Another session starts over.
+  waited(await afterCall("t", "c7", { filePath: "b" }), "another session's first after");
+  await hooks.dispose();
+});
