@@ -65,6 +65,10 @@ func (d *Dispatcher) Plan() protocol.Plan {
 	for _, name := range names {
 		p.Tools[strings.ToLower(name)] = d.phases(name)
 	}
+	// In after, the loop guard appends its notice only to the result of a
+	// call identical to the one before it, and the task tools' observation
+	// of the host's own task answers pass; nothing else answers there.
+	p.AfterChanges = protocol.AfterChangesRepeats
 	return p
 }
 

@@ -2,6 +2,7 @@ package hooks
 
 import (
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -34,6 +35,7 @@ func TestPlanOfEveryGuard(t *testing.T) {
 			"task_status": none, "task_result": none, "task_cancel": none, "task_message": none,
 			"task_revive": none, "wait_for_user": none, "wait_for_background_tasks": none,
 		},
+		AfterChanges: protocol.AfterChangesRepeats,
 	}
 	if got := h.d.Plan(); !reflect.DeepEqual(got, want) {
 		t.Fatalf("plan\n got %+v\nwant %+v", got, want)
@@ -184,5 +186,42 @@ func TestPlanListsThePhasesThatAnswer(t *testing.T) {
 	h.call("task", "s", args("prompt", "p"), "task_id: ses_x")
 	if taskCalls != 1 || !has("task", protocol.After) {
 		t.Errorf("task: %d calls to the task tools", taskCalls)
+	}
+}
+
+// The plan's AfterChanges holds: an after whose call repeats no earlier
+// call of its session answers a plain pass, for every tool and whatever
+// the session holds (every guard on, the host's task tool included), so a
+// plugin that does not wait for such an answer loses nothing.
+func TestPlanAfterChangesOnlyRepeatedCalls(t *testing.T) {
+	tools := []string{"read", "Read", "grep", "glob", "apply_patch", "task", "Task", "task_status", "bash",
+		"edit", "write", "webfetch", "ast_grep_search", "mcp_server_tool", "todowrite"}
+	for _, tool := range tools {
+		t.Run(tool, func(t *testing.T) {
+			root := t.TempDir()
+			h := newHarness(t)
+			taskCalls := 0
+			wired(h, &taskCalls)
+			host, _ := json.Marshal(map[string]string{"flavor": "v1", "platform": "linux", "directory": root, "worktree": root, "cwd": root})
+			h.host = string(host)
+			if got := h.d.Plan().AfterChanges; got != protocol.AfterChangesRepeats {
+				t.Fatalf("AfterChanges = %q", got)
+			}
+			// A run of identical calls first, then eight calls in a row,
+			// each with arguments of its own and all with the same result.
+			for j := 0; j < 4; j++ {
+				other := fmt.Sprint("other", j)
+				h.ran[other] = args("filePath", "same")
+				h.after(tool, "s", other, "same", "")
+			}
+			for i := 0; i < 8; i++ {
+				a := args("filePath", fmt.Sprint("f", i), "command", fmt.Sprint("c", i), "prompt", "p", "subagent_type", "explore")
+				id := fmt.Sprint("call", i)
+				h.ran[id] = a
+				if r := h.after(tool, "s", id, "same", ""); !reflect.DeepEqual(r, pass()) {
+					t.Errorf("call %d, a first of its kind, answered %+v", i, r)
+				}
+			}
+		})
 	}
 }

@@ -7,8 +7,10 @@
 // --json` gives a phase table, and a phase the table leaves out for a tool
 // is not run (slim would only have answered pass). Without a usable table
 // every phase runs for every tool. The call waits for an after's answer
-// only when that answer can change it (see afterWaits); otherwise the after
-// is sent and the call returns. Events are forwarded to `slim hook
+// only when that answer can change it: slim's table says afters change
+// only repeated calls (afterChanges), and the call repeats an earlier one
+// of its session (see afterWaits); otherwise the after is sent and the
+// call returns. Events are forwarded to `slim hook
 // event`. It also registers two tools, ast_grep_search and
 // ast_grep_replace, which run `slim search ast|replace --json` in the
 // session directory: structural search and a replace that stays inside the
@@ -1257,6 +1259,9 @@ export const SlimPlugin = async (input) => {
   };
 
   const afters = afterWaits();
+  // Whether a call may finish before its after's answer: only when slim's
+  // phase table says that an after changes nothing but a repeated call.
+  const aftersMayTrail = isPlainObject(probe.answer.phases) && probe.answer.phases.afterChanges === "repeats";
 
   const host = () => ({
     flavor: "v1",
@@ -1650,7 +1655,7 @@ export const SlimPlugin = async (input) => {
         // is one line on a pipe already open, while a process of its own
         // would be left running behind the call, and several could run at
         // once and count in another order than the calls ran.
-        if (resident && !afters.wait(request.sessionID, request.tool, request.args)) {
+        if (resident && aftersMayTrail && !afters.wait(request.sessionID, request.tool, request.args)) {
           const late = askQuiet("after", request)
             .then((answer) => {
               afters.answered(request.sessionID);

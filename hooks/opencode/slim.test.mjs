@@ -1703,10 +1703,17 @@ test("apply mode: an apply_patch the plugin's tool did not run is logged, and la
 // the background: an after after FAKE_AFTER_SLEEP seconds with
 // $FAKE_AFTER_ANSWER, anything else at once with pass. It logs "recv
 // PHASE" when a request arrives and "done PHASE" when it answers it.
-function slowAfterResident() {
+// slowAfterResident is a slim whose resident form answers each after
+// FAKE_AFTER_SLEEP seconds late with FAKE_AFTER_ANSWER, logging to
+// FAKE_LOG; its phase table says afters change only repeated calls unless
+// afterChanges is given ("" leaves the claim out).
+function slowAfterResident(afterChanges = "repeats") {
+  const phases = { default: ["after"], tools: { apply_patch: ["before", "after"], read: ["before", "after"], grep: ["before", "after"], glob: ["before", "after"] } };
+  if (afterChanges) phases.afterChanges = afterChanges;
+  const version = JSON.stringify({ version: "t", protocol: 1, features: ["serve"], phases });
   return fakeSlim(
-    "slow-after-resident",
-    `if [ "$1" = version ]; then printf '%s' '{"version":"t","protocol":1,"features":["serve"]}'; exit 0; fi
+    `slow-after-resident-${afterChanges || "none"}`,
+    `if [ "$1" = version ]; then printf '%s' '${version}'; exit 0; fi
 [ "$1 $2" = "hook serve" ] || exit 1
 while IFS= read -r line; do
   id=$(printf '%s' "$line" | sed 's/^{"id":\\([0-9]*\\),.*/\\1/')
@@ -1762,4 +1769,18 @@ test("resident slim: a call waits for its after's answer only when it repeats an
   // Another session starts over.
   waited(await afterCall("t", "c7", { filePath: "b" }), "another session's first after");
   await hooks.dispose();
+
+  // A slim whose table does not say that afters change only repeats: every
+  // after is waited for.
+  delete globalThis[REGISTRY_KEY];
+  process.env.SLIM_BIN = slowAfterResident("");
+  const strict = await (await loadPlugin())(hostInput(project()));
+  for (const [i, args] of [{ filePath: "a" }, { filePath: "b" }, { filePath: "c" }].entries()) {
+    const output = { output: "text" };
+    const start = Date.now();
+    await strict["tool.execute.after"]({ tool: "read", sessionID: "u", callID: `u${i}`, args }, output);
+    assert.equal(output.output, "text\nnote", `call ${i}: slim's append applied`);
+    assert.ok(Date.now() - start >= 500, `call ${i} did not wait for slim`);
+  }
+  await strict.dispose();
 });

@@ -16,7 +16,20 @@ package protocol
 type Plan struct {
 	Default []Phase            `json:"default"`
 	Tools   map[string][]Phase `json:"tools"`
+	// AfterChanges says when an after's answer can change the call:
+	// AfterChangesRepeats when only a call that repeats an earlier call of
+	// its session (the same tool, ignoring case, with the same arguments
+	// as canonical JSON) can get anything but a pass in after. A plugin may
+	// then let any other call finish without waiting for its after's answer
+	// (it must still send the after, and have every after of a session
+	// answered before that session's next before). Empty: every after may
+	// change its call.
+	AfterChanges string `json:"afterChanges,omitempty"`
 }
+
+// AfterChangesRepeats is Plan.AfterChanges when an after changes only a
+// repeated call.
+const AfterChangesRepeats = "repeats"
 
 // Phases returns the phases of tool (looked up lower-cased by the caller).
 func (p Plan) Phases(lower string) []Phase {
