@@ -43,16 +43,7 @@ func TestTheSessionIsSixtyMixedCallsInTurns(t *testing.T) {
 // never adds a notice or refuses, and both modes do the same work.
 func TestEveryCallHasArgumentsOfItsOwn(t *testing.T) {
 	s := newSession("/p")
-	seen := map[string]bool{}
-	for _, tt := range s.turns {
-		for _, c := range tt.ToolCalls {
-			key := c.Name + " " + string(c.Arguments)
-			if seen[key] {
-				t.Errorf("%s is sent twice", key)
-			}
-			seen[key] = true
-		}
-	}
+	wantCallsUnique(t, s)
 }
 
 // Every patch applies exactly as written (its old lines found once, in
@@ -160,6 +151,13 @@ func TestAnotherPlanIsBuiltOrRefused(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	wantCallsUnique(t, s)
+}
+
+// wantCallsUnique fails t for every call of s whose tool and arguments an
+// earlier call already had.
+func wantCallsUnique(t *testing.T, s *session) {
+	t.Helper()
 	seen := map[string]bool{}
 	for _, tt := range s.turns {
 		for _, c := range tt.ToolCalls {
