@@ -109,11 +109,7 @@ func TestPlanAgreesWithTheDispatcher(t *testing.T) {
 		for _, tool := range tools {
 			t.Run(flavor+"/"+tool, func(t *testing.T) {
 				root := t.TempDir()
-				h := newHarness(t)
-				taskCalls := 0
-				wired(h, &taskCalls)
-				host, _ := json.Marshal(map[string]string{"flavor": flavor, "platform": "linux", "directory": root, "worktree": root, "cwd": root})
-				h.host = string(host)
+				h, taskCalls := planHarness(t, flavor, root)
 				plan := h.d.Plan()
 				phases := plan.Phases(strings.ToLower(tool))
 				callArgs := map[string]any{
@@ -128,7 +124,7 @@ func TestPlanAgreesWithTheDispatcher(t *testing.T) {
 					h.ran[id] = callArgs
 					h.after(tool, "s", id, "same", "")
 				}
-				taskCalls = 0
+				*taskCalls = 0
 				state := snapshot(t, filepath.Dir(filepath.Dir(h.store.Dir())))
 				check := func(phase protocol.Phase, r protocol.Response) {
 					t.Helper()
@@ -138,7 +134,7 @@ func TestPlanAgreesWithTheDispatcher(t *testing.T) {
 					if now := snapshot(t, filepath.Dir(filepath.Dir(h.store.Dir()))); !reflect.DeepEqual(now, state) {
 						t.Errorf("%s is not in the plan (%v) but changed the state", phase, phases)
 					}
-					if taskCalls != 0 {
+					if *taskCalls != 0 {
 						t.Errorf("%s is not in the plan (%v) but reached the task tools", phase, phases)
 					}
 				}
@@ -160,11 +156,7 @@ func TestPlanAgreesWithTheDispatcher(t *testing.T) {
 // that do get an answer).
 func TestPlanListsThePhasesThatAnswer(t *testing.T) {
 	root := t.TempDir()
-	h := newHarness(t)
-	taskCalls := 0
-	wired(h, &taskCalls)
-	host, _ := json.Marshal(map[string]string{"flavor": "v1", "platform": "linux", "directory": root, "worktree": root, "cwd": root})
-	h.host = string(host)
+	h, taskCalls := planHarness(t, "v1", root)
 	plan := h.d.Plan()
 	has := func(tool string, ph protocol.Phase) bool {
 		return slices.Contains(plan.Phases(strings.ToLower(tool)), ph)
@@ -184,8 +176,8 @@ func TestPlanListsThePhasesThatAnswer(t *testing.T) {
 		t.Errorf("an unnamed tool: %+v", rs)
 	}
 	h.call("task", "s", args("prompt", "p"), "task_id: ses_x")
-	if taskCalls != 1 || !has("task", protocol.After) {
-		t.Errorf("task: %d calls to the task tools", taskCalls)
+	if *taskCalls != 1 || !has("task", protocol.After) {
+		t.Errorf("task: %d calls to the task tools", *taskCalls)
 	}
 }
 
@@ -199,11 +191,7 @@ func TestPlanAfterChangesOnlyRepeatedCalls(t *testing.T) {
 	for _, tool := range tools {
 		t.Run(tool, func(t *testing.T) {
 			root := t.TempDir()
-			h := newHarness(t)
-			taskCalls := 0
-			wired(h, &taskCalls)
-			host, _ := json.Marshal(map[string]string{"flavor": "v1", "platform": "linux", "directory": root, "worktree": root, "cwd": root})
-			h.host = string(host)
+			h, _ := planHarness(t, "v1", root)
 			if got := h.d.Plan().AfterChanges; got != protocol.AfterChangesRepeats {
 				t.Fatalf("AfterChanges = %q", got)
 			}
@@ -224,4 +212,17 @@ func TestPlanAfterChangesOnlyRepeatedCalls(t *testing.T) {
 			}
 		})
 	}
+}
+
+// planHarness is a harness with every guard wired (the task tools' calls
+// counted in *taskCalls) for a host of flavor in the session directory
+// root.
+func planHarness(t *testing.T, flavor, root string) (*harness, *int) {
+	t.Helper()
+	h := newHarness(t)
+	taskCalls := new(int)
+	wired(h, taskCalls)
+	host, _ := json.Marshal(map[string]string{"flavor": flavor, "platform": "linux", "directory": root, "worktree": root, "cwd": root})
+	h.host = string(host)
+	return h, taskCalls
 }
