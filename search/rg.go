@@ -167,6 +167,7 @@ func startRg(ctx context.Context, rg *Ripgrep, args []string, dir string, timeou
 		cancel()
 		return nil, newErr(Internal, CodeRgFailed, fmt.Sprintf("ripgrep could not be started: %v", err), err)
 	}
+	widenPipe(stdout)
 	if err := cmd.Start(); err != nil {
 		cancel()
 		return nil, newErr(Internal, CodeRgFailed, fmt.Sprintf("ripgrep (%s) could not be started: %v", rg.Path, err), err)
