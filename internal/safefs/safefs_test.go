@@ -8,6 +8,19 @@ import (
 	"testing"
 )
 
+// openTree makes the tree of files (mkTree) and opens it, closed when the
+// test ends.
+func openTree(t *testing.T, files map[string]string) (string, *Tree) {
+	t.Helper()
+	dir := mkTree(t, files)
+	tree, err := Open(dir, nil, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { tree.Close() })
+	return dir, tree
+}
+
 func mkTree(t *testing.T, files map[string]string) string {
 	t.Helper()
 	dir, err := filepath.EvalSymlinks(t.TempDir())
@@ -99,12 +112,7 @@ func TestWalkRefusesLinksDeniedAndNestedDirectories(t *testing.T) {
 // Verify notices a parent swapped after it was opened, even when the swap
 // puts back a directory of the same name.
 func TestVerifyNoticesASwappedParent(t *testing.T) {
-	dir := mkTree(t, map[string]string{"a/b/f": "x", "c/f": "y"})
-	tree, err := Open(dir, nil, Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer tree.Close()
+	dir, tree := openTree(t, map[string]string{"a/b/f": "x", "c/f": "y"})
 	d, _, err := tree.Walk("a/b")
 	if err != nil {
 		t.Fatal(err)

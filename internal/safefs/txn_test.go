@@ -46,12 +46,7 @@ func contents(t *testing.T, dir string) map[string]string {
 // Apply writes every change (creating directories) or, when one fails,
 // none: the tree is left as it was, with no sibling files.
 func TestApplyAllOrNothing(t *testing.T) {
-	dir := mkTree(t, map[string]string{"a": "a", "b": "b", "gone": "g"})
-	tree, err := Open(dir, nil, Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer tree.Close()
+	dir, tree := openTree(t, map[string]string{"a": "a", "b": "b", "gone": "g"})
 	changes := []Change{
 		{Rel: "a", Data: []byte("A"), Old: readFile(t, tree, "a")},
 		{Rel: "new/dir/c", Data: []byte("C")},
@@ -59,7 +54,7 @@ func TestApplyAllOrNothing(t *testing.T) {
 		{Rel: "b", Data: []byte("B"), Old: readFile(t, tree, "b")},
 	}
 	before := contents(t, dir)
-	err = tree.Apply(changes, ApplyOptions{BeforeStep: func(i int) {
+	err := tree.Apply(changes, ApplyOptions{BeforeStep: func(i int) {
 		if i == 2 {
 			os.WriteFile(filepath.Join(dir, "b"), []byte("theirs"), 0o644)
 		}
@@ -102,13 +97,8 @@ func TestApplyAllOrNothing(t *testing.T) {
 // A compare-and-swap failure found before any write changes nothing, and a
 // file that appeared where a new one goes is not overwritten.
 func TestApplyRefusesAFileThatAppeared(t *testing.T) {
-	dir := mkTree(t, map[string]string{"x": "theirs"})
-	tree, err := Open(dir, nil, Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer tree.Close()
-	err = tree.Apply([]Change{{Rel: "x", Data: []byte("mine")}}, ApplyOptions{})
+	dir, tree := openTree(t, map[string]string{"x": "theirs"})
+	err := tree.Apply([]Change{{Rel: "x", Data: []byte("mine")}}, ApplyOptions{})
 	var ce *ConflictError
 	if !errors.As(err, &ce) || ce.What != "appeared" {
 		t.Fatalf("got %v", err)
@@ -122,17 +112,12 @@ func TestApplyRefusesAFileThatAppeared(t *testing.T) {
 // removed by someone during the transaction makes the error list the file
 // instead of claiming every file was restored.
 func TestRollbackThatCannotRestoreSaysSo(t *testing.T) {
-	dir := mkTree(t, map[string]string{"a": "a", "b": "b"})
-	tree, err := Open(dir, nil, Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer tree.Close()
+	dir, tree := openTree(t, map[string]string{"a": "a", "b": "b"})
 	changes := []Change{
 		{Rel: "a", Data: []byte("A"), Old: readFile(t, tree, "a")},
 		{Rel: "b", Data: []byte("B"), Old: readFile(t, tree, "b")},
 	}
-	err = tree.Apply(changes, ApplyOptions{BeforeStep: func(i int) {
+	err := tree.Apply(changes, ApplyOptions{BeforeStep: func(i int) {
 		if i != 1 {
 			return
 		}
@@ -153,12 +138,7 @@ func TestRollbackThatCannotRestoreSaysSo(t *testing.T) {
 // A panic in the middle of a transaction puts back what was written
 // before it goes on: no mix of old and new files, no sibling left.
 func TestApplyPanicRollsBack(t *testing.T) {
-	dir := mkTree(t, map[string]string{"a": "a", "b": "b"})
-	tree, err := Open(dir, nil, Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer tree.Close()
+	dir, tree := openTree(t, map[string]string{"a": "a", "b": "b"})
 	changes := []Change{
 		{Rel: "a", Data: []byte("A"), Old: readFile(t, tree, "a")},
 		{Rel: "new/c", Data: []byte("C")},
