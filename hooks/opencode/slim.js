@@ -176,6 +176,11 @@ function termTree(child) {
   }
 }
 
+// runResult is a result in run's shape, with extra's fields set.
+function runResult(extra) {
+  return { code: null, signal: null, stdout: "", stderr: "", timedOut: false, error: null, ...extra };
+}
+
 // run spawns bin with args, writes input (a string, may be empty) to its
 // stdin and resolves with {code, signal, stdout, stderr, timedOut, error}. It
 // never rejects, and it resolves no later than limitMs after the spawn: when
@@ -205,15 +210,7 @@ function run(bin, args, input, limitMs, abortSignal) {
     let outBytes = 0;
     let errBytes = 0;
     let settled = false;
-    const result = (extra) => ({
-      code: null,
-      signal: null,
-      stdout: Buffer.concat(out).toString("utf8"),
-      stderr: Buffer.concat(err).toString("utf8"),
-      timedOut: false,
-      error: null,
-      ...extra,
-    });
+    const result = (extra) => runResult({ stdout: Buffer.concat(out).toString("utf8"), stderr: Buffer.concat(err).toString("utf8"), ...extra });
     let abortTimer = null;
     const onAbort = () => {
       try {
@@ -296,11 +293,6 @@ const SERVE_MAX_BYTES = 1 << 20;
 // After this many unexpected exits of the resident slim the plugin stops
 // starting it again and runs one process per call for good.
 const SERVE_MAX_STARTS = 3;
-
-// runResult is a result in run's shape, with extra's fields set.
-function runResult(extra) {
-  return { code: null, signal: null, stdout: "", stderr: "", timedOut: false, error: null, ...extra };
-}
 
 // runReply turns the resident slim's answer to a run into run's result:
 // the exit code and output of the command, as a process would give them.
