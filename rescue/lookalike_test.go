@@ -131,16 +131,7 @@ func TestLookalikeControls(t *testing.T) {
 			want:  "p1x\np2\nsep\np1\np2\np3\nnew\ns1\ns2\ns3\n",
 		},
 	} {
-		t.Run(tc.name, func(t *testing.T) {
-			root := filepath.Join(t.TempDir(), "root")
-			writeTree(t, root, map[string][]byte{"f.txt": []byte(tc.file)})
-			if _, err := rescue.Process([]byte(tc.patch), rescue.Options{Directory: root, NoWorktree: true, Apply: true}); err != nil {
-				t.Fatalf("refused: %v", err)
-			}
-			if got := snapshot(t, root)["f.txt"]; got != tc.want {
-				t.Errorf("file %q, want %q", got, tc.want)
-			}
-		})
+		t.Run(tc.name, func(t *testing.T) { wantApplied(t, tc.file, tc.patch, tc.want) })
 	}
 }
 
@@ -265,15 +256,20 @@ func TestLookalikeStrongStepsWhichRivalsCount(t *testing.T) {
 				"\ta := one()\n\tb := two()\n\tc := three()\n\tr := old()\n\td := four()\n\te := other()\n\tf := another()\n",
 		},
 	} {
-		t.Run(tc.name, func(t *testing.T) {
-			root := filepath.Join(t.TempDir(), "root")
-			writeTree(t, root, map[string][]byte{"f.txt": []byte(tc.file)})
-			if _, err := rescue.Process([]byte(tc.patch), rescue.Options{Directory: root, NoWorktree: true, Apply: true}); err != nil {
-				t.Fatalf("refused: %v", err)
-			}
-			if got := snapshot(t, root)["f.txt"]; got != tc.want {
-				t.Errorf("file %q, want %q", got, tc.want)
-			}
-		})
+		t.Run(tc.name, func(t *testing.T) { wantApplied(t, tc.file, tc.patch, tc.want) })
+	}
+}
+
+// wantApplied applies patch to f.txt holding file and fails t unless the
+// patch applies and leaves want.
+func wantApplied(t *testing.T, file, patch, want string) {
+	t.Helper()
+	root := filepath.Join(t.TempDir(), "root")
+	writeTree(t, root, map[string][]byte{"f.txt": []byte(file)})
+	if _, err := rescue.Process([]byte(patch), rescue.Options{Directory: root, NoWorktree: true, Apply: true}); err != nil {
+		t.Fatalf("refused: %v", err)
+	}
+	if got := snapshot(t, root)["f.txt"]; got != want {
+		t.Errorf("file %q, want %q", got, want)
 	}
 }
