@@ -1,7 +1,6 @@
 package e2e
 
 import (
-	"bufio"
 	"bytes"
 	"context"
 	"encoding/json"
@@ -19,6 +18,7 @@ import (
 	"time"
 
 	"github.com/slimgate/slim/fixtures/fakeprovider"
+	"github.com/slimgate/slim/internal/ocevents"
 	"github.com/slimgate/slim/internal/testbin"
 )
 
@@ -375,14 +375,7 @@ func (p *project) permissionRules() map[string]any {
 }
 
 // toolEvent is one tool_use event of `opencode run --format json`.
-type toolEvent struct {
-	Tool   string
-	CallID string
-	Status string
-	Input  json.RawMessage
-	Output string
-	Error  string
-}
+type toolEvent = ocevents.ToolPart
 
 // hostRun is what one `opencode run` left behind.
 type hostRun struct {
@@ -721,30 +714,8 @@ func (s *hostServer) prompt(sessionID, text string) hostMessage {
 }
 
 func parseToolEvents(stdout string) []toolEvent {
-	var out []toolEvent
-	sc := bufio.NewScanner(strings.NewReader(stdout))
-	sc.Buffer(make([]byte, 1<<20), 64<<20)
-	for sc.Scan() {
-		var ev struct {
-			Type string `json:"type"`
-			Part struct {
-				Tool   string `json:"tool"`
-				CallID string `json:"callID"`
-				State  struct {
-					Status string          `json:"status"`
-					Input  json.RawMessage `json:"input"`
-					Output string          `json:"output"`
-					Error  string          `json:"error"`
-				} `json:"state"`
-			} `json:"part"`
-		}
-		if json.Unmarshal(sc.Bytes(), &ev) != nil || ev.Type != "tool_use" {
-			continue
-		}
-		out = append(out, toolEvent{Tool: ev.Part.Tool, CallID: ev.Part.CallID, Status: ev.Part.State.Status,
-			Input: ev.Part.State.Input, Output: ev.Part.State.Output, Error: ev.Part.State.Error})
-	}
-	return out
+	parts, _, _ := ocevents.Parse([]byte(stdout))
+	return parts
 }
 
 // result returns the tool content the model received for the i-th call of
