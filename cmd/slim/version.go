@@ -46,7 +46,7 @@ func versionCommand(e *env) *cli.Command {
 					// ("fetch", "tasks status"): the plugin sends those
 					// as run frames and starts a process for the others.
 					Served []string `json:"served"`
-				}{version, commit, protocol.Version, runtime.Version(), []string{"search", "fetch", "tasks", "apply", "serve", "serve-runs"}, astgrep.Languages, newDispatcher(e).Plan(), servedCommands})
+				}{version, commit, protocol.Version, runtime.Version(), []string{"search", "fetch", "tasks", "apply", "serve"}, astgrep.Languages, newDispatcher(e).Plan(), servedCommands})
 			}
 			_, err := fmt.Fprintf(e.stdout, "slim %s (commit %s, protocol %d, %s)\n", version, commit, protocol.Version, runtime.Version())
 			return err

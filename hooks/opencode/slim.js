@@ -1237,7 +1237,7 @@ export const SlimPlugin = async (input) => {
   // that slim says it serves (`served` in its version answer: "fetch",
   // "search ast", "tasks status", ...): such a tool call starts no slim
   // process either.
-  const served = new Set(resident !== null && probe.answer.features.includes("serve-runs") && Array.isArray(probe.answer.served) ? probe.answer.served : []);
+  const served = new Set(resident !== null && Array.isArray(probe.answer.served) ? probe.answer.served : []);
 
   // runTool runs one of slim's tool commands, in the resident slim when
   // slim serves it, else as a process of its own; either way the result
