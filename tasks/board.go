@@ -112,12 +112,6 @@ func sortJobs(jobs iter.Seq[*store.Job], parent string) []*store.Job {
 	return out
 }
 
-// isTracked reports whether the task has a job or a lease: a lease that
-// outlived its job still owns the ID.
-func isTracked(st *store.State, taskID string) bool {
-	return st.Leases[taskID] != nil || st.Job(taskID) != nil
-}
-
 // newJob is what a launch knows of the job it registers.
 type newJob struct {
 	TaskID, Parent, Agent, Description, Objective string

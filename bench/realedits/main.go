@@ -171,7 +171,6 @@ type runner struct {
 	stats   map[string]*classStats
 	id      int
 	bad     int // wrong or unsafe applies
-	skipped map[string]int
 }
 
 func (r *runner) triple(t triple) error {
