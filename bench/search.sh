@@ -13,7 +13,8 @@
 # in the row "served", with its overhead over rg beside the process's.
 # When ast-grep is found (SLIM_AST_GREP, PATH or e2e/node_modules/.bin),
 # `slim search ast` is measured against ast-grep alone in the same way,
-# AST_RUNS times each (default 5: one ast-grep run takes seconds).
+# AST_RUNS times each (default 5: one ast-grep run takes seconds;
+# AST_RUNS=0 skips it).
 source "$(dirname "$0")/lib.sh"
 
 go build -o "$out/compare" ./bench/compare
@@ -90,7 +91,10 @@ astquery() { # name, directory, pattern
 	overhead "$out/table.txt" ast-grep
 	overhead "$out/table.txt" ast-grep served
 }
-if [[ -n $ast ]]; then
+if [[ ${AST_RUNS:-5} == 0 ]]; then
+	echo
+	echo "(AST_RUNS=0: slim search ast not measured)"
+elif [[ -n $ast ]]; then
 	# On the whole tree slim stops at its bound (500 matches listed, 1 MiB of
 	# ast-grep's output) and kills ast-grep, which is why it is faster there;
 	# on net/http both run to the end.
