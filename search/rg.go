@@ -225,7 +225,9 @@ func rgGrep(ctx context.Context, o GrepOptions) (*GrepResult, error) {
 	if err != nil {
 		return nil, err
 	}
-	c := newGrepCollector(o.Limit, nil)
+	ds := openDirStat(o.Target.Dir)
+	defer ds.close()
+	c := newGrepCollector(o.Limit, ds.modTime)
 	readErr := collectGrep(run.stdout, o.Target.Dir, c)
 	res := &GrepResult{RunInfo: RunInfo{Engine: EngineRipgrep}}
 	if err := run.wait("grep", &res.RunInfo, o.Timeout, c.total > 0); err != nil {
@@ -321,23 +323,32 @@ func rgGlob(ctx context.Context, o GlobOptions) (*GlobResult, error) {
 	if err != nil {
 		return nil, err
 	}
-	c := newGlobCollector(o.Limit, nil)
-	sc := bufio.NewScanner(run.stdout)
-	sc.Buffer(make([]byte, 64<<10), 1<<20)
-	for sc.Scan() {
-		if line := strings.TrimRight(sc.Text(), "\r"); line != "" {
-			c.add(rgAbs(o.Target.Dir, line))
-		}
-	}
-	readErr := sc.Err()
+	files, total, readErr := collectGlob(run.stdout, o.Target.Dir, o.Limit)
 	res := &GlobResult{RunInfo: RunInfo{Engine: EngineRipgrep}, Dir: o.Target.Dir, Pattern: o.Pattern}
-	if err := run.wait("glob", &res.RunInfo, o.Timeout, c.total > 0); err != nil {
+	if err := run.wait("glob", &res.RunInfo, o.Timeout, total > 0); err != nil {
 		return nil, err
 	}
 	if readErr != nil && !res.TimedOut {
 		return nil, newErr(Internal, CodeRgFailed, fmt.Sprintf("glob: ripgrep's output could not be read: %v", readErr), readErr)
 	}
-	res.Files, res.Total = c.result()
+	res.Files, res.Total = files, total
 	res.Truncated = res.Total > len(res.Files)
 	return res, nil
+}
+
+// collectGlob reads ripgrep's file list (one path a line, relative to dir)
+// and returns the newest limit files, absolute, and how many were listed.
+func collectGlob(r io.Reader, dir string, limit int) ([]string, int, error) {
+	ds := openDirStat(dir)
+	defer ds.close()
+	c := newGlobCollector(limit, ds.modTime)
+	sc := bufio.NewScanner(r)
+	sc.Buffer(make([]byte, 64<<10), 1<<20)
+	for sc.Scan() {
+		if line := strings.TrimRight(sc.Text(), "\r"); line != "" {
+			c.add(rgAbs(dir, line))
+		}
+	}
+	files, total := c.result()
+	return files, total, sc.Err()
 }
