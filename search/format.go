@@ -241,11 +241,25 @@ func (c *grepCollector) fileKey(path string) fileKey {
 // wants reports whether a match in path at line could still be shown.
 // Callers that can skip decoding a match's text ask first.
 func (c *grepCollector) wants(path string, line int) bool {
-	if c.bound == nil {
-		return true
+	if want, sure := c.wantsFile(path); sure {
+		return want
 	}
-	k := keyedMatch{key: c.fileKey(path), Match: Match{Line: line}}
-	return k.before(*c.bound)
+	return line < c.bound.Line
+}
+
+// wantsFile is wants for a match in path at a line not yet known: sure
+// is false only when path is the file of the worst match kept, where the
+// line decides (wants). The others are decided by their file's place,
+// without the line number being looked for.
+func (c *grepCollector) wantsFile(path string) (want, sure bool) {
+	if c.bound == nil {
+		return true, true
+	}
+	k := c.fileKey(path)
+	if k == c.bound.key {
+		return false, false
+	}
+	return k.before(c.bound.key), true
 }
 
 // add counts a match and keeps it when it could be shown.

@@ -268,9 +268,15 @@ func collectGrep(r io.Reader, dir string, c *grepCollector) error {
 			currentAbs = rgAbs(dir, current)
 			prefix = matchPrefix(rec.head)
 		case "match":
-			if prefix != nil && !rec.cut && bytes.HasPrefix(rec.head, prefix) && c.bound != nil && !c.wants(currentAbs, lineNumberHint(rec.head)) {
-				c.count()
-				continue
+			if prefix != nil && !rec.cut && c.bound != nil && bytes.HasPrefix(rec.head, prefix) {
+				want, sure := c.wantsFile(currentAbs)
+				if !sure {
+					want = c.wants(currentAbs, lineNumberHint(rec.head))
+				}
+				if !want {
+					c.count()
+					continue
+				}
 			}
 			ev, err := parseRecord(rec)
 			if err != nil {

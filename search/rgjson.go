@@ -63,11 +63,19 @@ func (rr *recordReader) next() (rgRecord, error) {
 }
 
 func (rr *recordReader) read() (rgRecord, error) {
+	chunk, err := rr.r.ReadSlice('\n')
+	if err == nil {
+		// The whole record is in the reader's buffer (which is maxRecord
+		// long): use it where it lies instead of copying it.
+		return rgRecord{head: bytes.TrimRight(chunk, "\r\n")}, nil
+	}
 	rr.head = rr.head[:0]
 	rec := rgRecord{}
 	searching := false // looking for the line number past the head
-	for {
-		chunk, err := rr.r.ReadSlice('\n')
+	for first := true; ; first = false {
+		if !first {
+			chunk, err = rr.r.ReadSlice('\n')
+		}
 		if room := maxRecord - len(rr.head); room > 0 {
 			n := min(room, len(chunk))
 			rr.head = append(rr.head, chunk[:n]...)
@@ -277,9 +285,21 @@ func cutRunes(s string, n int) string {
 // whichever comes first. complete reports that the closing quote was
 // reached.
 func jsonStringPrefix(b []byte, max int) (string, bool) {
-	var out []byte
-	n := 0
-	for i := 0; i < len(b); {
+	// Most lines are ASCII without escapes: count their run at once.
+	i := 0
+	for i < len(b) && i < max {
+		c := b[i]
+		if c == '"' {
+			return string(b[:i]), true
+		}
+		if c == '\\' || c >= utf8.RuneSelf {
+			break
+		}
+		i++
+	}
+	out := append(make([]byte, 0, i+64), b[:i]...)
+	n := i
+	for i < len(b) {
 		c := b[i]
 		if c == '"' {
 			return string(out), true

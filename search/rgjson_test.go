@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"math/rand"
 	"strings"
 	"testing"
 	"unicode/utf8"
@@ -40,6 +41,9 @@ func TestRecordReaderSplitsRecordsAndCutsLongOnes(t *testing.T) {
 	}
 	if len(recs) != 3 {
 		t.Fatalf("got %d records, want 3 (the empty line skipped, the last one without a newline kept)", len(recs))
+	}
+	if string(recs[0].head) != `{"type":"begin","data":{"path":{"text":"a.go"}}}` || string(recs[2].head) != `{"type":"summary","data":{}}` {
+		t.Fatalf("records %q and %q, want them without their line ends", recs[0].head, recs[2].head)
 	}
 	if recs[0].cut || recs[2].cut || !recs[1].cut {
 		t.Fatalf("cut flags = %v %v %v, want only the long record cut", recs[0].cut, recs[1].cut, recs[2].cut)
@@ -185,4 +189,65 @@ func FuzzParseRecord(f *testing.F) {
 			t.Fatalf("cut preview %q is not a prefix of %q", part.Text, whole.Text)
 		}
 	})
+}
+
+// collectGrep decodes only the matches that can still be shown and counts
+// the others: on any stream it must keep and count exactly what a
+// collector given every decoded match keeps and counts. The streams have
+// files of equal and different ages, many matches each, lines in bytes
+// form, lines longer than a record is kept, and arrive in small reads.
+func TestCollectGrepKeepsWhatDecodingEveryMatchKeeps(t *testing.T) {
+	rng := rand.New(rand.NewSource(7))
+	const dir = "/p"
+	for round := 0; round < 300; round++ {
+		nFiles := 1 + rng.Intn(30)
+		limit := 1 + rng.Intn(20)
+		mtimes := map[string]int64{}
+		var stream strings.Builder
+		var want []Match
+		for _, f := range rng.Perm(nFiles) {
+			rel := fmt.Sprintf("d%d/f%02d.go", f%3, f)
+			abs := dir + "/" + rel
+			mtimes[abs] = int64(rng.Intn(4)) // ties on purpose
+			fmt.Fprintf(&stream, `{"type":"begin","data":{"path":{"text":"./%s"}}}`+"\n", rel)
+			line := 0
+			for m := rng.Intn(15); m > 0; m-- {
+				line += 1 + rng.Intn(5)
+				text := fmt.Sprintf("line %d of %s é\n", line, rel)
+				switch rng.Intn(60) {
+				case 0:
+					text = strings.Repeat("x", maxRecord+rng.Intn(100)) + "\n"
+				case 1:
+					text = "raw \xff bytes\n"
+				}
+				rec := matchRecord("./"+rel, text, line, rng.Intn(20) == 1 || !utf8.ValidString(text))
+				stream.WriteString(rec + "\n")
+				ev, err := parseRecord(rgRecord{head: []byte(rec), cut: len(rec) > maxRecord})
+				if len(rec) > maxRecord {
+					ev, err = parseRecord(readCut(t, rec, 4096))
+				}
+				if err != nil {
+					t.Fatal(err)
+				}
+				want = append(want, Match{Path: abs, Line: ev.Line, Text: ev.Text})
+			}
+			fmt.Fprintf(&stream, `{"type":"end","data":{"path":{"text":"./%s"},"binary_offset":null,"stats":{}}}`+"\n", rel)
+		}
+		stream.WriteString(`{"type":"summary","data":{"elapsed_total":{"secs":0,"nanos":1}}}` + "\n")
+		stat := func(p string) int64 { return mtimes[p] }
+		ref := newGrepCollector(limit, stat)
+		for _, m := range want {
+			ref.add(m)
+		}
+		wantShown, wantTotal := ref.result()
+
+		c := newGrepCollector(limit, stat)
+		if err := collectGrep(chunkReader{strings.NewReader(stream.String()), 1 + rng.Intn(3000)}, dir, c); err != nil {
+			t.Fatalf("round %d: %v", round, err)
+		}
+		got, total := c.result()
+		if total != wantTotal || fmt.Sprint(got) != fmt.Sprint(wantShown) {
+			t.Fatalf("round %d: got %d total, %v\nwant %d total, %v", round, total, got, wantTotal, wantShown)
+		}
+	}
 }
