@@ -67,7 +67,7 @@ func (rr *recordReader) read() (rgRecord, error) {
 	if err == nil {
 		// The whole record is in the reader's buffer (which is maxRecord
 		// long): use it where it lies instead of copying it.
-		return rgRecord{head: bytes.TrimRight(chunk, "\r\n")}, nil
+		return rgRecord{head: trimLineEnds(chunk)}, nil
 	}
 	rr.head = rr.head[:0]
 	rec := rgRecord{}
@@ -102,12 +102,21 @@ func (rr *recordReader) read() (rgRecord, error) {
 		if errors.Is(err, bufio.ErrBufferFull) {
 			continue
 		}
-		rec.head = bytes.TrimRight(rr.head, "\r\n")
+		rec.head = trimLineEnds(rr.head)
 		if err == io.EOF && len(rec.head) > 0 {
 			err = nil
 		}
 		return rec, err
 	}
+}
+
+// trimLineEnds is bytes.TrimRight(b, "\r\n") without building the cut set
+// for every record.
+func trimLineEnds(b []byte) []byte {
+	for len(b) > 0 && (b[len(b)-1] == '\n' || b[len(b)-1] == '\r') {
+		b = b[:len(b)-1]
+	}
+	return b
 }
 
 // numberAfter parses the decimal number after the first key in b; ok is

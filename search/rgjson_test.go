@@ -26,7 +26,7 @@ func matchRecord(path, text string, line int, asBytes bool) string {
 
 func TestRecordReaderSplitsRecordsAndCutsLongOnes(t *testing.T) {
 	long := matchRecord("big.js", strings.Repeat("x", 3*maxRecord)+"needle\n", 7, false)
-	in := `{"type":"begin","data":{"path":{"text":"a.go"}}}` + "\n\n" + long + "\n" + `{"type":"summary","data":{}}`
+	in := `{"type":"begin","data":{"path":{"text":"a.go"}}}` + "\r\n\n" + long + "\n" + `{"type":"summary","data":{}}`
 	rr := newRecordReader(strings.NewReader(in))
 	var recs []rgRecord
 	for {
