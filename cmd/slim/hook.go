@@ -28,7 +28,8 @@ func hookCommand(e *env) *cli.Command {
 		ArgsUsage: "before|after|event|apply|serve",
 		UsageText: "slim hook before|after|event < request.json\n" +
 			"slim hook apply   (apply mode: request line, ask line, approval line, result line)\n" +
-			"slim hook serve   (resident: one {id, phase, request} line in, one {id, answer|error} line out, per call)\n" +
+			"slim hook serve [--sync DIR]   (resident: one {id, phase, request} line in, one {id, answer|error} line out, per call;\n" +
+			"                  --sync DIR also takes requests on the FIFO DIR/request and answers them on DIR/reply)\n" +
 			"slim hook --host claude-code < request.json\n" +
 			"slim hook --host codex < request.json\n" +
 			"slim hook --host gemini-cli < request.json\n\n" +
@@ -80,6 +81,13 @@ func hookCommand(e *env) *cli.Command {
 				}
 				return runClaudeHook(e)
 			}
+			if c.NArg() > 1 && c.Args().First() == string(phaseServe) {
+				dir, err := serveSyncArg(c.Args().Tail())
+				if err != nil {
+					return hookFail(e, err)
+				}
+				return runServe(e, dir)
+			}
 			if c.NArg() != 1 {
 				return hookFail(e, slimerr.New(slimerr.Usage, slimerr.CodeUsage, "hook: want exactly one of before, after, event, apply or serve"))
 			}
@@ -106,7 +114,7 @@ func runHook(e *env, phase protocol.Phase) (err error) {
 	case protocol.Apply:
 		return runApplyHook(e)
 	case phaseServe:
-		return runServe(e)
+		return runServe(e, "")
 	}
 	d := newDispatcher(e)
 	ctx := newBudgetContext(d.PatchBudget)

@@ -46,6 +46,13 @@ import (
 // run of a command the plugin never sends) ends the server with an error:
 // the plugin then falls back to one process per call, so a broken stream
 // can never answer for the wrong request.
+//
+// With --sync DIR the server also reads hook requests from the FIFO
+// DIR/request and writes their answers to DIR/reply (syncChannel): the
+// same frames and answers, on a channel of their own, for a caller that
+// waits for its answer without returning to its event loop (the plugin's
+// before hook, which the host otherwise answers only once its other work
+// is done). Runs and cancels do not go there.
 
 // serveWorkers bounds the hook requests answered at once.
 const serveWorkers = 8
@@ -87,6 +94,8 @@ type serveReply struct {
 	Exit   *int   `json:"exit,omitempty"`
 	Stdout string `json:"stdout,omitempty"`
 	Stderr string `json:"stderr,omitempty"`
+	// sync sends the reply down the synchronous channel.
+	sync bool
 }
 
 // servedCommands are the commands the resident slim runs, by name
@@ -112,8 +121,16 @@ func servedCommand(args []string) bool {
 	return len(args) > 0 && slices.Contains(servedCommands, commandName(args))
 }
 
-func runServe(e *env) error {
+func runServe(e *env, syncDir string) error {
 	in := bufio.NewReaderSize(e.stdin, 256<<10)
+	var sc *syncChannel
+	if syncDir != "" {
+		var err error
+		if sc, err = openSyncChannel(syncDir); err != nil {
+			return err
+		}
+		defer sc.close()
+	}
 	// A signal to the resident ends the runs in flight the way it ends a
 	// command of its own process: their contexts are children of this one.
 	signalled, stopSignals := signal.NotifyContext(e.ctx, os.Interrupt, syscall.SIGTERM)
@@ -137,6 +154,14 @@ func runServe(e *env) error {
 		if err != nil {
 			b, _ = encodeReply(serveReply{ID: r.ID, Error: slimerr.ToJSON(slimerr.Wrap(slimerr.Internal, slimerr.CodeInternal, err))})
 		}
+		if r.sync {
+			if err := sc.write(b); err != nil {
+				// The caller stopped waiting (it then stops the resident
+				// too): nothing else depends on this answer.
+				e.log.Debug().Err(err).Msg("hook serve: a synchronous answer was not taken")
+			}
+			return
+		}
 		mu.Lock()
 		defer mu.Unlock()
 		if _, err := e.stdout.Write(b); err != nil && werr == nil {
@@ -156,13 +181,14 @@ func runServe(e *env) error {
 	type frameLine struct {
 		line []byte
 		err  error
+		sync bool // read from the synchronous channel, answered there
 	}
 	lines := make(chan frameLine)
-	go func() {
+	readFrames := func(in *bufio.Reader, onSync bool) {
 		for {
 			line, err := protocol.ReadBoundedLine(in, maxFrameBytes)
 			select {
-			case lines <- frameLine{line, err}:
+			case lines <- frameLine{line, err, onSync}:
 			case <-base.Done():
 				return
 			}
@@ -170,7 +196,11 @@ func runServe(e *env) error {
 				return
 			}
 		}
-	}()
+	}
+	go readFrames(in, false)
+	if sc != nil {
+		go readFrames(bufio.NewReaderSize(sc.req, 64<<10), true)
+	}
 	finish := func(err error) error {
 		if err != nil {
 			cancelRuns()
@@ -189,10 +219,12 @@ func runServe(e *env) error {
 			e.log.Debug().Msg("hook serve: signalled; answering the requests in flight")
 			return finish(slimerr.New(slimerr.Internal, slimerr.CodeInternal, "hook serve: ended by a signal"))
 		}
-		if errors.Is(fl.err, io.EOF) {
+		if errors.Is(fl.err, io.EOF) && !fl.sync {
 			return finish(nil)
 		}
 		if fl.err != nil {
+			// The synchronous channel never ends of itself: this server
+			// holds its write end too.
 			return finish(slimerr.New(slimerr.Usage, slimerr.CodeUsage, "hook serve: %v", fl.err))
 		}
 		var f serveFrame
@@ -200,6 +232,9 @@ func runServe(e *env) error {
 			return finish(slimerr.New(slimerr.Usage, slimerr.CodeUsage, "hook serve: a frame must be {\"id\": N, \"phase\": P, \"request\": {...}}, {\"id\": N, \"run\": {...}} or {\"id\": N, \"cancel\": true} on one line"))
 		}
 		id := *f.ID
+		if fl.sync && (f.Cancel || f.Run != nil) {
+			return finish(slimerr.New(slimerr.Usage, slimerr.CodeUsage, "hook serve: frame %d: the synchronous channel takes hook requests only", id))
+		}
 		switch {
 		case f.Cancel:
 			runsMu.Lock()
@@ -249,22 +284,22 @@ func runServe(e *env) error {
 			wg.Add(1)
 			// The slot is taken on the request's own goroutine, so that
 			// cancel frames and signals get through while every slot is busy.
-			go func(phase protocol.Phase, data []byte) {
+			go func(phase protocol.Phase, data []byte, onSync bool) {
 				hookSem <- struct{}{}
 				defer func() { <-hookSem; wg.Done() }()
 				defer func() {
 					if p := recover(); p != nil {
 						e.log.Error().Interface("panic", p).Msg("hook serve: internal failure")
-						write(serveReply{ID: id, Error: slimerr.ToJSON(slimerr.New(slimerr.Internal, slimerr.CodeInternal, "hook: internal failure: %v", p))})
+						write(serveReply{ID: id, sync: onSync, Error: slimerr.ToJSON(slimerr.New(slimerr.Internal, slimerr.CodeInternal, "hook: internal failure: %v", p))})
 					}
 				}()
 				resp, herr := answerHook(e, phase, data)
 				if herr != nil {
-					write(serveReply{ID: id, Error: slimerr.ToJSON(classify(herr))})
+					write(serveReply{ID: id, sync: onSync, Error: slimerr.ToJSON(classify(herr))})
 					return
 				}
-				write(serveReply{ID: id, Answer: &resp})
-			}(f.Phase, f.Request)
+				write(serveReply{ID: id, sync: onSync, Answer: &resp})
+			}(f.Phase, f.Request, fl.sync)
 		}
 	}
 }
@@ -369,4 +404,22 @@ func answerHook(e *env, phase protocol.Phase, data []byte) (protocol.Response, e
 	ctx := newBudgetContext(d.PatchBudget)
 	defer ctx.stop()
 	return d.HandleContext(ctx, req), nil
+}
+
+// serveSyncArg reads what follows `slim hook serve`: nothing, or --sync DIR
+// (also --sync=DIR), the directory of the synchronous channel.
+func serveSyncArg(args []string) (string, *slimerr.Error) {
+	var dir string
+	switch {
+	case len(args) == 2 && args[0] == "--sync":
+		dir = args[1]
+	case len(args) == 1 && strings.HasPrefix(args[0], "--sync="):
+		dir = strings.TrimPrefix(args[0], "--sync=")
+	default:
+		return "", slimerr.New(slimerr.Usage, slimerr.CodeUsage, "hook serve: want no arguments or --sync DIR, got %q", strings.Join(args, " "))
+	}
+	if dir == "" {
+		return "", slimerr.New(slimerr.Usage, slimerr.CodeUsage, "hook serve: --sync needs a directory")
+	}
+	return dir, nil
 }

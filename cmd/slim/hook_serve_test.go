@@ -37,8 +37,14 @@ type serveClient struct {
 
 func startServe(t *testing.T, bin, dir string, env ...string) *serveClient {
 	t.Helper()
+	return startServeArgs(t, bin, dir, []string{"hook", "serve"}, env...)
+}
+
+// startServeArgs is startServe with the command line's arguments.
+func startServeArgs(t *testing.T, bin, dir string, args []string, env ...string) *serveClient {
+	t.Helper()
 	c := &serveClient{t: t, replies: map[int64]serveReply{}, arrived: make(chan int64, 64), done: make(chan struct{})}
-	c.cmd = exec.Command(bin, "hook", "serve")
+	c.cmd = exec.Command(bin, args...)
 	c.cmd.Dir = dir
 	c.cmd.Env = append(os.Environ(), env...)
 	c.cmd.Stderr = &c.stderr

@@ -46,7 +46,7 @@ func versionCommand(e *env) *cli.Command {
 					// ("fetch", "tasks status"): the plugin sends those
 					// as run frames and starts a process for the others.
 					Served []string `json:"served"`
-				}{version, commit, protocol.Version, runtime.Version(), []string{"search", "fetch", "tasks", "apply", "serve"}, astgrep.Languages, newDispatcher(e).Plan(), servedCommands})
+				}{version, commit, protocol.Version, runtime.Version(), features(), astgrep.Languages, newDispatcher(e).Plan(), servedCommands})
 			}
 			_, err := fmt.Fprintf(e.stdout, "slim %s (commit %s, protocol %d, %s)\n", version, commit, protocol.Version, runtime.Version())
 			return err
@@ -85,4 +85,16 @@ func fromBuildInfo(v, c string, info *debug.BuildInfo) (string, string) {
 		}
 	}
 	return v, c
+}
+
+// features are the capabilities `slim version --json` lists, so that the
+// plugin uses only what this build has: "serve-sync" is the resident's
+// synchronous channel (`slim hook serve --sync DIR`), where the system has
+// FIFOs.
+func features() []string {
+	f := []string{"search", "fetch", "tasks", "apply", "serve"}
+	if syncChannelSupported {
+		f = append(f, "serve-sync")
+	}
+	return f
 }

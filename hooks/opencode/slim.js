@@ -30,13 +30,33 @@
 // whole group is killed and the call is answered at once, even if a process
 // slim started still holds its output open.
 //
+// One resident `slim hook serve` answers the hooks and runs the tools'
+// commands, so that a call starts no process; a hook the call waits for
+// goes down its synchronous channel (two FIFOs), whose answer is read
+// without returning to the host's event loop (see syncPipe).
+//
 // Only Node built-ins are imported, so the host never has to install a
 // dependency for this file.
 
 import { spawn } from "node:child_process";
 import { createHash } from "node:crypto";
 import { StringDecoder } from "node:string_decoder";
-import { accessSync, appendFileSync, constants as fsConstants, readFileSync, statSync } from "node:fs";
+import {
+  accessSync,
+  appendFileSync,
+  closeSync,
+  constants as fsConstants,
+  existsSync,
+  mkdtempSync,
+  openSync,
+  readFileSync,
+  readSync,
+  rmSync,
+  statSync,
+  unlinkSync,
+  writeSync,
+} from "node:fs";
+import { tmpdir } from "node:os";
 import path from "node:path";
 import process from "node:process";
 import { fileURLToPath } from "node:url";
@@ -305,6 +325,183 @@ function runReply(reply) {
   });
 }
 
+// SYNC_BLOCK_MS bounds how long a hook blocks the host's event loop while
+// it waits on the resident slim's synchronous channel; an answer that
+// takes longer is waited for without blocking, up to the hook's timeout.
+const SYNC_BLOCK_MS = 250;
+
+// syncCell is what a synchronous wait sleeps on: nothing ever wakes it,
+// so Atomics.wait returns at its timeout.
+const syncCell = new Int32Array(new SharedArrayBuffer(4));
+
+// syncPipe is the plugin's end of the resident slim's synchronous channel
+// (`slim hook serve --sync DIR`): the FIFO DIR/request for frames, DIR/reply
+// for their answers, opened without blocking, and read and written with
+// plain system calls. A hook that must wait for its answer waits here
+// (waitSync) without returning to the host's event loop, which would first
+// run whatever other work the host has queued: 10-30 ms a call in a busy
+// session, against the fraction of a millisecond slim takes. Until the
+// resident has made DIR/request, ready() is false and calls take the
+// resident's stdin and stdout. Once both FIFOs are open their names are
+// removed (the descriptors stay good), so nothing is left behind.
+// send(id, frame, settle) queues a frame; settle gets the parsed answer,
+// or null when the channel is gone (the resident exited or printed
+// garbage). Answers no one waits for synchronously are picked up by a
+// timer, every millisecond while any is outstanding.
+function syncPipe(dir) {
+  let req = -1;
+  let rep = -1;
+  let dead = false;
+  const out = []; // frames not yet written whole, the first from offset off
+  let off = 0;
+  const decoder = new StringDecoder("utf8");
+  let inbuf = "";
+  const chunk = Buffer.alloc(64 << 10);
+  const waiting = new Map();
+  let timer = null;
+  const removeNames = () => rmSync(dir, { recursive: true, force: true });
+  const die = () => {
+    if (dead) return;
+    dead = true;
+    for (const fd of [req, rep]) {
+      if (fd < 0) continue;
+      try {
+        closeSync(fd);
+      } catch {
+        // already closed
+      }
+    }
+    req = rep = -1;
+    if (timer) clearTimeout(timer);
+    const settles = [...waiting.values()];
+    waiting.clear();
+    for (const settle of settles) settle(null);
+  };
+  const open = () => {
+    if (!existsSync(path.join(dir, "request"))) return false;
+    try {
+      rep = openSync(path.join(dir, "reply"), fsConstants.O_RDONLY | fsConstants.O_NONBLOCK);
+      req = openSync(path.join(dir, "request"), fsConstants.O_WRONLY | fsConstants.O_NONBLOCK);
+    } catch {
+      // The resident is gone or not done making the channel.
+      if (rep >= 0) closeSync(rep);
+      rep = req = -1;
+      return false;
+    }
+    try {
+      unlinkSync(path.join(dir, "request"));
+      unlinkSync(path.join(dir, "reply"));
+      removeNames();
+    } catch {
+      // the resident removes what is left when it exits
+    }
+    return true;
+  };
+  // step writes what it can and reads every answer there is; false once
+  // the channel is gone.
+  const step = () => {
+    if (dead) return false;
+    if (req < 0) return true; // not open yet: nothing sent, nothing to read
+    try {
+      while (out.length > 0) {
+        off += writeSync(req, out[0], off);
+        if (off < out[0].length) break;
+        out.shift();
+        off = 0;
+      }
+    } catch (e) {
+      if (e.code !== "EAGAIN") {
+        die();
+        return false;
+      }
+    }
+    for (;;) {
+      let n;
+      try {
+        n = readSync(rep, chunk, 0, chunk.length, null);
+      } catch (e) {
+        if (e.code === "EAGAIN") break;
+        die();
+        return false;
+      }
+      if (n === 0) {
+        // No writer is left: the resident exited.
+        die();
+        return false;
+      }
+      inbuf += decoder.write(chunk.subarray(0, n));
+      if (inbuf.length > MAX_STDOUT_BYTES) {
+        die();
+        return false;
+      }
+      let nl;
+      while ((nl = inbuf.indexOf("\n")) >= 0) {
+        const line = inbuf.slice(0, nl);
+        inbuf = inbuf.slice(nl + 1);
+        let reply;
+        try {
+          reply = JSON.parse(line);
+        } catch {
+          die();
+          return false;
+        }
+        const settle = isPlainObject(reply) ? waiting.get(reply.id) : undefined;
+        if (!settle) continue;
+        waiting.delete(reply.id);
+        settle(reply);
+      }
+    }
+    return true;
+  };
+  const tick = () => {
+    timer = null;
+    if (step() && (waiting.size > 0 || out.length > 0)) schedule();
+  };
+  const schedule = () => {
+    if (!timer && !dead) timer = setTimeout(tick, 1);
+  };
+  return {
+    ready() {
+      return !dead && (req >= 0 || open());
+    },
+    send(id, frame, settle) {
+      waiting.set(id, settle);
+      out.push(frame);
+      step();
+      schedule();
+    },
+    // waitSync sleeps in short steps, reading answers, until done() or
+    // until the clock passes until; it reports done().
+    waitSync(until, done) {
+      for (let n = 0; !done(); n++) {
+        if (!step() || performance.now() >= until) return done();
+        Atomics.wait(syncCell, 0, 0, n < 25 ? 0.02 : 0.25);
+        step();
+      }
+      return true;
+    },
+    // pump reads the answers that are there, now.
+    pump() {
+      step();
+    },
+    forget(id) {
+      waiting.delete(id);
+    },
+    close() {
+      die();
+      removeNames();
+    },
+  };
+}
+
+// hookReply turns the resident slim's answer line to a hook request into
+// call's result.
+function hookReply(reply) {
+  if (isPlainObject(reply.answer)) return { answer: reply.answer };
+  if (isPlainObject(reply.error)) return { failure: `slim refused the request (${reply.error.code}): ${reply.error.message}` };
+  return { failure: "slim's resident answer has neither answer nor error" };
+}
+
 // residentSlim keeps one `slim hook serve` running for this plugin and
 // answers hook requests through it: one JSON line {id, phase, request} out,
 // one {id, answer|error} back, so that a tool call starts no process.
@@ -313,8 +510,10 @@ function runReply(reply) {
 // exited, too many restarts), and then the caller runs its own process.
 // A request that is not answered within limitMs is a failure, and the
 // resident slim is killed (and started again by the next call): a slim
-// that hangs on one request must not hang the next.
-function residentSlim(bin, log) {
+// that hangs on one request must not hang the next. With syncOn (slim
+// lists "serve-sync") it is started with a synchronous channel (syncPipe),
+// which now() uses.
+function residentSlim(bin, log, syncOn) {
   let child = null;
   let starts = 0;
   let seq = 0;
@@ -345,6 +544,7 @@ function residentSlim(bin, log) {
   // being written is rolled back) and killed ABORT_GRACE_MS later, so that
   // a hook's timeout or another command's hang does not cut a write short.
   const kill = (c, why) => {
+    if (c.slimSync) c.slimSync.close();
     if (child === c) child = null;
     let runs = stopped.size > 0;
     for (const [, p] of pending) if (p.phase === "run") runs = true;
@@ -361,13 +561,22 @@ function residentSlim(bin, log) {
     if (starts >= SERVE_MAX_STARTS) return null;
     starts++;
     let c;
+    let syncDir = "";
     try {
-      c = spawn(bin, ["hook", "serve"], { cwd: process.cwd(), shell: false, windowsHide: true, detached: GROUPS, stdio: ["pipe", "pipe", "pipe"] });
+      if (syncOn) syncDir = mkdtempSync(path.join(tmpdir(), "slim-serve-"));
     } catch (e) {
+      log("info", `no synchronous channel to the resident slim (${e})`, {});
+    }
+    try {
+      const args = syncDir ? ["hook", "serve", "--sync", syncDir] : ["hook", "serve"];
+      c = spawn(bin, args, { cwd: process.cwd(), shell: false, windowsHide: true, detached: GROUPS, stdio: ["pipe", "pipe", "pipe"] });
+    } catch (e) {
+      if (syncDir) rmSync(syncDir, { recursive: true, force: true });
       log("info", `resident slim could not start (${e}); one process per call`, {});
       starts = SERVE_MAX_STARTS;
       return null;
     }
+    if (syncDir) c.slimSync = syncPipe(syncDir);
     const decoder = new StringDecoder("utf8");
     let buf = "";
     let errText = "";
@@ -394,9 +603,7 @@ function residentSlim(bin, log) {
         if (!p) continue;
         pending.delete(reply.id);
         if (p.phase === "run") p.settle(runReply(reply));
-        else if (isPlainObject(reply.answer)) p.settle({ answer: reply.answer });
-        else if (isPlainObject(reply.error)) p.settle({ failure: `slim refused the request (${reply.error.code}): ${reply.error.message}` });
-        else p.settle({ failure: "slim's resident answer has neither answer nor error" });
+        else p.settle(hookReply(reply));
       }
     });
     c.stderr.on("data", (b) => {
@@ -414,6 +621,7 @@ function residentSlim(bin, log) {
     // Answers still in the pipe when it exits are read first: the calls
     // left are settled once its output is closed.
     c.stdout.on("close", () => {
+      if (c.slimSync) c.slimSync.close();
       if (child !== c) return;
       child = null;
       lost("the resident slim exited before it answered");
@@ -426,6 +634,47 @@ function residentSlim(bin, log) {
     return c;
   };
   return {
+    // now sends a hook request down the synchronous channel and, with
+    // block, waits for its answer there for up to SYNC_BLOCK_MS without
+    // yielding to the host's event loop. It returns the result call would
+    // resolve with, or a promise of it (an answer not there by then, or
+    // block false), or null when the channel cannot be used (not offered,
+    // not open yet, gone): then the caller uses call. The timeout and its
+    // kill are call's.
+    now(phase, body, limitMs, block) {
+      if (closed || !syncOn || Buffer.byteLength(body) > SERVE_MAX_BYTES) return null;
+      const c = child || start();
+      const pipe = c && c.slimSync;
+      if (!pipe || !pipe.ready()) return null;
+      const id = ++seq;
+      const t0 = performance.now();
+      let result = null;
+      let later = null;
+      pipe.send(id, Buffer.from(`{"id":${id},"phase":${JSON.stringify(phase)},"request":${body}}\n`), (reply) => {
+        // A before only reads: without an answer it runs as a process.
+        result = reply !== null ? hookReply(reply) : phase === "before" ? { gone: true } : { failure: "the resident slim exited before it answered" };
+        if (later) later(result);
+      });
+      if (block && pipe.waitSync(t0 + Math.min(limitMs, SYNC_BLOCK_MS), () => result !== null)) return result;
+      return new Promise((resolve) => {
+        const timer = setTimeout(() => {
+          if (result !== null) return;
+          pipe.forget(id);
+          result = { failure: "slim timed out and was killed" };
+          resolve(result);
+          kill(c, "a request timed out");
+        }, Math.max(0, t0 + limitMs - performance.now()));
+        later = (v) => {
+          clearTimeout(timer);
+          resolve(v);
+        };
+        if (result !== null) later(result);
+      });
+    },
+    // pump settles the synchronous channel's answers that have arrived.
+    pump() {
+      if (child && child.slimSync) child.slimSync.pump();
+    },
     call(phase, body, limitMs) {
       if (closed || Buffer.byteLength(body) > SERVE_MAX_BYTES) return Promise.resolve({ gone: true });
       const c = child || start();
@@ -533,6 +782,7 @@ function residentSlim(bin, log) {
       closed = true;
       const c = child;
       if (!c) return;
+      if (c.slimSync) c.slimSync.close();
       try {
         c.stdin.end();
       } catch {
@@ -1231,7 +1481,12 @@ export const SlimPlugin = async (input) => {
   // The resident slim answers the hook phases without a process per call,
   // when this slim offers it and SLIM_SERVE is not 0.
   const serveOff = ["0", "false", "no", "off"].includes((process.env.SLIM_SERVE || "").trim().toLowerCase());
-  const resident = !serveOff && Array.isArray(probe.answer.features) && probe.answer.features.includes("serve") ? residentSlim(bin, log) : null;
+  // Where slim offers it (and SLIM_SERVE_SYNC is not 0), the hooks a call
+  // waits for go down the resident's synchronous channel.
+  const features = Array.isArray(probe.answer.features) ? probe.answer.features : [];
+  const syncOff = ["0", "false", "no", "off"].includes((process.env.SLIM_SERVE_SYNC || "").trim().toLowerCase());
+  const syncOn = !syncOff && process.platform !== "win32" && features.includes("serve-sync");
+  const resident = !serveOff && features.includes("serve") ? residentSlim(bin, log, syncOn) : null;
 
   // The resident slim also runs the commands behind the plugin's own tools
   // that slim says it serves (`served` in its version answer: "fetch",
@@ -1265,8 +1520,13 @@ export const SlimPlugin = async (input) => {
   });
 
   // ask runs one `slim hook <phase>` and returns {answer} with slim's answer,
-  // or {failure} saying why there is none (logged by the caller).
-  const ask = async (phase, request) => {
+  // or {failure} saying why there is none (logged by the caller). A call
+  // that waits for the answer (wait "block": a before, an after whose
+  // answer can change the call) has it from the resident slim's
+  // synchronous channel when there is one; an after no call waits for
+  // (wait "send") goes there too, so that the next before can pick up its
+  // answer at once (resident.pump); events take the resident's stdin.
+  const ask = async (phase, request, wait) => {
     let body;
     try {
       body = JSON.stringify(request);
@@ -1274,7 +1534,9 @@ export const SlimPlugin = async (input) => {
       return { failure: `the request could not be encoded (${e})` };
     }
     let answer;
-    const served = resident ? await resident.call(phase, body, timeoutMs()) : { gone: true };
+    let served = resident && wait ? resident.now(phase, body, timeoutMs(), wait === "block") : null;
+    if (served && typeof served.then === "function") served = await served;
+    if (!served) served = resident ? await resident.call(phase, body, timeoutMs()) : { gone: true };
     if (served.gone) {
       const result = await run(bin, ["hook", phase], body, timeoutMs());
       const parsed = parseAnswer(result);
@@ -1294,8 +1556,8 @@ export const SlimPlugin = async (input) => {
 
   // askQuiet is ask for the phases that never stop a call: a failure is
   // logged and gives null.
-  const askQuiet = async (phase, request) => {
-    const r = await ask(phase, request);
+  const askQuiet = async (phase, request, wait) => {
+    const r = await ask(phase, request, wait);
     if (r.failure) {
       log("warn", `${r.failure}; passing`, { phase, tool: request.tool, callID: request.callID, stderr: r.stderr });
       return null;
@@ -1457,7 +1719,6 @@ export const SlimPlugin = async (input) => {
   // permission to ask for (the host asks nothing for a plugin tool), and
   // once the plugin has asked and answers, writes exactly what was
   // approved and says what the model reads.
-  const features = Array.isArray(probe.answer.features) ? probe.answer.features : [];
   const applySet = applySetting();
   if (applySet.error) log("warn", `apply mode setting ignored: ${applySet.error}`, {});
   const applyMode = applySet.on && features.includes("apply");
@@ -1588,6 +1849,10 @@ export const SlimPlugin = async (input) => {
         }
         log("warn", `${reason}; passing`, { phase: "before", tool, callID, stderr });
       };
+      // Answers of earlier afters already on the synchronous channel
+      // settle now, so that waiting for them below costs no turn of the
+      // host's event loop.
+      if (resident) resident.pump();
       await afters.settled(hookInput && hookInput.sessionID);
       const r = await ask("before", {
         v: PROTOCOL,
@@ -1597,7 +1862,7 @@ export const SlimPlugin = async (input) => {
         sessionID: hookInput && hookInput.sessionID,
         callID,
         args: output ? output.args : undefined,
-      });
+      }, "block");
       if (r.failure) return unanswered(r.failure, r.stderr);
       const answer = r.answer;
       switch (answer.action) {
@@ -1648,7 +1913,7 @@ export const SlimPlugin = async (input) => {
         // would be left running behind the call, and several could run at
         // once and count in another order than the calls ran.
         if (resident && aftersMayTrail && !afters.wait(request.sessionID, request.tool, request.args)) {
-          const late = askQuiet("after", request)
+          const late = askQuiet("after", request, "send")
             .then((answer) => {
               afters.answered(request.sessionID);
               if (answer && answer.action !== "pass") {
@@ -1659,7 +1924,7 @@ export const SlimPlugin = async (input) => {
           afters.unawaited(request.sessionID, late);
           return;
         }
-        const answer = await askQuiet("after", request);
+        const answer = await askQuiet("after", request, "block");
         afters.answered(request.sessionID);
         if (!answer || answer.action === "pass") return;
         if (answer.action === "append" && typeof answer.append === "string") {

@@ -8,7 +8,7 @@
 import { test, before, after, beforeEach } from "node:test";
 import assert from "node:assert/strict";
 import { execFileSync } from "node:child_process";
-import { mkdtempSync, mkdirSync, writeFileSync, readFileSync, copyFileSync, existsSync, chmodSync, rmSync } from "node:fs";
+import { mkdtempSync, mkdirSync, writeFileSync, readFileSync, readdirSync, copyFileSync, existsSync, chmodSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
@@ -1478,7 +1478,15 @@ async function readsAndRefusal(hooks, dir, session) {
 function spawnLog(name) {
   const log = path.join(work, `${name}.log`);
   process.env.SLIM_BIN = fakeSlim(name, `printf '%s %s\\n' "$$" "$*" >> "${log}"\nexec "${realSlim}" "$@"`);
-  return () => (existsSync(log) ? readFileSync(log, "utf8").split("\n").filter(Boolean).map((l) => l.replace(/^\d+ /, "")) : []);
+  // The synchronous channel's directory is new each time: "hook serve
+  // --sync DIR" is logged as "hook serve --sync".
+  return () =>
+    existsSync(log)
+      ? readFileSync(log, "utf8")
+          .split("\n")
+          .filter(Boolean)
+          .map((l) => l.replace(/^\d+ /, "").replace(/^hook serve --sync \S+$/, "hook serve --sync"))
+      : [];
 }
 
 test("resident slim: every hook goes through one slim hook serve, with the same answers as a process per call", async () => {
@@ -1492,7 +1500,7 @@ test("resident slim: every hook goes through one slim hook serve, with the same 
     /^Error: apply_patch blocked: /,
   );
   await hooks.event({ event: { type: "session.deleted", properties: { info: { id: "ses_res" } } } });
-  assert.deepEqual(spawned(), ["version --json", "hook serve"]);
+  assert.deepEqual(spawned(), ["version --json", "hook serve --sync"]);
   await hooks.dispose();
 });
 
@@ -1501,12 +1509,12 @@ test("resident slim: when it dies the next calls run a process each and a new on
   const dir = project();
   const hooks = await (await loadPlugin())(hostInput(dir));
   await hooks["tool.execute.after"]({ tool: "bash", sessionID: "ses_d", callID: "b0", args: { command: "ls" } }, { output: "x" });
-  const pidLine = readFileSync(path.join(work, "resident-dying.log"), "utf8").split("\n").find((l) => l.endsWith(" hook serve"));
+  const pidLine = readFileSync(path.join(work, "resident-dying.log"), "utf8").split("\n").find((l) => / hook serve( --sync \S+)?$/.test(l));
   process.kill(Number(pidLine.split(" ")[0]), "SIGKILL");
   await new Promise((r) => setTimeout(r, 200));
   assert.equal(await readsAndRefusal(hooks, dir, "ses_dying"), "..NNNRR");
   const lines = spawned();
-  assert.equal(lines.filter((l) => l === "hook serve").length, 2, "a new resident slim after the first died");
+  assert.equal(lines.filter((l) => l === "hook serve --sync").length, 2, "a new resident slim after the first died");
   await hooks.dispose();
 
   delete globalThis[REGISTRY_KEY];
@@ -1550,7 +1558,7 @@ test("resident slim: the tools' commands run in it too, so a webfetch starts no 
   assert.match(r.output, /Widgets are installed with a single command\./);
   // slim's own failure reaches the model as from a process.
   await assert.rejects(hooks.tool.webfetch.execute({ url: "ftp://example.com/" }, ctx), /^Error: .*(http|scheme)/i);
-  assert.deepEqual(spawned(), ["version --json", "hook serve"]);
+  assert.deepEqual(spawned(), ["version --json", "hook serve --sync"]);
   await hooks.dispose();
 
   delete globalThis[REGISTRY_KEY];
@@ -1573,11 +1581,11 @@ test("resident slim: a run lost when it dies fails with the reason and is not ru
   const deadline = Date.now() + 10000;
   while (!srv.seen.some((s) => s.url === "/hang") && Date.now() < deadline) await new Promise((r) => setTimeout(r, 20));
   assert.ok(srv.seen.some((s) => s.url === "/hang"), "slim never reached the page");
-  const pidLine = readFileSync(path.join(work, "resident-run-lost.log"), "utf8").split("\n").find((l) => l.endsWith(" hook serve"));
+  const pidLine = readFileSync(path.join(work, "resident-run-lost.log"), "utf8").split("\n").find((l) => / hook serve( --sync \S+)?$/.test(l));
   process.kill(Number(pidLine.split(" ")[0]), "SIGKILL");
   await assert.rejects(call, /^Error: webfetch: slim could not run: the resident slim exited before it answered/);
   await new Promise((r) => setTimeout(r, 200));
-  assert.deepEqual(spawned(), ["version --json", "hook serve"], "the lost fetch was not run again as a process");
+  assert.deepEqual(spawned(), ["version --json", "hook serve --sync"], "the lost fetch was not run again as a process");
   assert.equal(srv.seen.filter((s) => s.url === "/hang").length, 1);
   await hooks.dispose();
 });
@@ -1630,7 +1638,7 @@ test("resident slim: a run past its limit fails as timed out and is cancelled; a
   // grace period (5 s) is over: its answer came, so it is not killed.
   await new Promise((r) => setTimeout(r, 5600));
   await hooks["tool.execute.after"]({ tool: "bash", sessionID: "s", callID: "b", args: { command: "ls" } }, { output: "x" });
-  assert.equal(fake.spawned().filter((l) => l === "hook serve").length, 1);
+  assert.equal(fake.spawned().filter((l) => l === "hook serve --sync").length, 1);
   await hooks.dispose();
 });
 
@@ -1649,7 +1657,7 @@ test("resident slim: the host's abort sends a cancel for the run and waits for t
   await assert.rejects(search, /^Error: ast_grep_search: slim exited with 1 without an answer: stopped$/);
   assert.ok(Date.now() - t0 < 3000, `the call took ${Date.now() - t0} ms`);
   assert.deepEqual(fake.frames().filter((f) => f.cancel).map((f) => f.id), [runs[0].id]);
-  assert.equal(fake.spawned().filter((l) => l === "hook serve").length, 1);
+  assert.equal(fake.spawned().filter((l) => l === "hook serve --sync").length, 1);
   await hooks.dispose();
 });
 
@@ -1679,7 +1687,7 @@ test("resident slim: one that does not answer a cancelled run is killed after th
   await assert.rejects(hooks.tool.webfetch.execute({ url: "https://example.com/" }, toolCtx(dir).ctx), /did not answer within 0 s and was stopped/);
   await new Promise((r) => setTimeout(r, 5600));
   await hooks["tool.execute.after"]({ tool: "bash", sessionID: "s", callID: "b", args: { command: "ls" } }, { output: "x" });
-  assert.equal(fake.spawned().filter((l) => l === "hook serve").length, 2, "the stuck resident was replaced");
+  assert.equal(fake.spawned().filter((l) => l === "hook serve --sync").length, 2, "the stuck resident was replaced");
   await hooks.dispose();
 });
 
@@ -1783,4 +1791,169 @@ test("resident slim: a call waits for its after's answer only when it repeats an
     assert.ok(Date.now() - start >= 500, `call ${i} did not wait for slim`);
   }
   await strict.dispose();
+});
+
+// ---- the resident slim's synchronous channel ----
+
+// waitForSync makes before calls of a read until one is answered without
+// a turn of the event loop (the resident has made its channel and the
+// plugin has opened it), or fails the test.
+async function waitForSync(hooks, dir) {
+  for (let i = 0; i < 100; i++) {
+    let turned = false;
+    setImmediate(() => (turned = true));
+    await hooks["tool.execute.before"]({ tool: "read", sessionID: "ses_warm", callID: `w${i}` }, { args: { filePath: path.join(dir, "a.txt") } });
+    if (!turned) return;
+    await new Promise((r) => setTimeout(r, 20));
+  }
+  assert.fail("no before was answered on the synchronous channel");
+}
+
+test("resident slim: a before is answered on its synchronous channel without a turn of the host's event loop, and leaves no file behind", { skip: process.platform === "win32" }, async () => {
+  const spawned = spawnLog("resident-sync");
+  process.env.TMPDIR = mkdtempSync(path.join(work, "tmp-"));
+  const dir = project();
+  writeFileSync(path.join(dir, "a.txt"), "a\n");
+  const hooks = await (await loadPlugin())(hostInput(dir));
+  await waitForSync(hooks, dir);
+  // Every before of the loop guard's run is answered with no turn of the
+  // event loop, and the answers are slim's: the afters count, the 6th
+  // identical read is refused.
+  const turns = [];
+  const before = hooks["tool.execute.before"];
+  hooks["tool.execute.before"] = async (input, output) => {
+    let turned = false;
+    setImmediate(() => (turned = true));
+    try {
+      return await before(input, output);
+    } finally {
+      turns.push(turned);
+    }
+  };
+  assert.equal(await readsAndRefusal(hooks, dir, "ses_sync"), "..NNNRR");
+  assert.deepEqual(turns, [false, false, false, false, false, false, false], "a before waited for a turn of the event loop");
+  // The refusal, a block, and a rewrite come back the same way.
+  const grep = { args: { pattern: "x", path: "no-such-dir" } };
+  await assert.rejects(before({ tool: "grep", sessionID: "s2", callID: "g1" }, grep), /^Error: Search path does not exist: /);
+  const stale = { args: { pattern: "x", path: path.join(path.dirname(dir), "gone", path.basename(dir)) } };
+  await before({ tool: "grep", sessionID: "s2", callID: "g2" }, stale).catch(() => {});
+  assert.deepEqual(spawned(), ["version --json", "hook serve --sync"], "no process but the resident");
+  // Both FIFOs were unlinked once open; the resident's directory is gone.
+  assert.deepEqual(readdirSync(process.env.TMPDIR), []);
+  await hooks.dispose();
+  await new Promise((r) => setTimeout(r, 300));
+  assert.deepEqual(readdirSync(process.env.TMPDIR), []);
+});
+
+// syncResident is a slim whose resident form is a script with a
+// synchronous channel of its own: stdin's hook requests are passed at
+// once; a request on the channel is logged ("recv PHASE") and passed
+// FAKE_SYNC_BEFORE_MS / FAKE_SYNC_AFTER_MS later ("done PHASE"), or, with
+// FAKE_SYNC_DIE set, a before there makes it exit. Everything else runs
+// the real slim, logged as spawnLog logs it.
+function syncResident(name) {
+  const script = path.join(work, `${name}.mjs`);
+  writeFileSync(
+    script,
+    `import fs from "node:fs";
+import path from "node:path";
+import { execFileSync } from "node:child_process";
+import { createInterface } from "node:readline";
+const dir = process.argv[process.argv.indexOf("--sync") + 1];
+const log = (l) => fs.appendFileSync(process.env.FAKE_LOG, l + "\\n");
+execFileSync("mkfifo", ["-m", "600", path.join(dir, "reply"), path.join(dir, "request.new")]);
+const rep = fs.openSync(path.join(dir, "reply"), "r+");
+const req = fs.openSync(path.join(dir, "request.new"), "r+");
+fs.renameSync(path.join(dir, "request.new"), path.join(dir, "request"));
+const pass = (id) => JSON.stringify({ id, answer: { v: 1, action: "pass" } }) + "\\n";
+createInterface({ input: fs.createReadStream(null, { fd: req }) }).on("line", (l) => {
+  const f = JSON.parse(l);
+  log("recv " + f.phase);
+  if (f.phase === "before" && process.env.FAKE_SYNC_DIE) process.exit(3);
+  const ms = Number(process.env[f.phase === "after" ? "FAKE_SYNC_AFTER_MS" : "FAKE_SYNC_BEFORE_MS"] || 0);
+  setTimeout(() => {
+    log("done " + f.phase);
+    fs.writeSync(rep, pass(f.id));
+  }, ms);
+});
+createInterface({ input: process.stdin })
+  .on("line", (l) => process.stdout.write(pass(JSON.parse(l).id)))
+  .on("close", () => process.exit(0));
+`,
+  );
+  const spawned = spawnLog(name);
+  const wrapper = process.env.SLIM_BIN;
+  const phases = { default: ["after"], tools: { read: ["before", "after"] }, afterChanges: "repeats" };
+  const version = JSON.stringify({ version: "t", protocol: 1, features: ["serve", "serve-sync"], phases });
+  process.env.SLIM_BIN = fakeSlim(
+    `${name}-outer`,
+    `if [ "$1" = version ]; then printf '%s' '${version}'; exit 0; fi
+if [ "$1 $2" = "hook serve" ]; then printf '%s %s\\n' "$$" "$*" >> "${path.join(work, name + ".log")}"; exec "${process.execPath}" "${script}" "$@"; fi
+exec "${wrapper}" "$@"`,
+  );
+  process.env.FAKE_LOG = path.join(work, `${name}.fake`);
+  writeFileSync(process.env.FAKE_LOG, "");
+  return { spawned, log: () => readFileSync(process.env.FAKE_LOG, "utf8").trim().split("\n").filter(Boolean) };
+}
+
+// readyResident loads the plugin and returns its hooks once the resident's
+// channel is there (a first call starts the resident).
+async function readyResident() {
+  const dir = project();
+  const hooks = await (await loadPlugin())(hostInput(dir));
+  await hooks.event({ event: { type: "session.idle", properties: { sessionID: "ses_start" } } });
+  for (let i = 0; i < 100 && !readdirSync(tmpdir()).some((n) => n.startsWith("slim-serve-") && existsSync(path.join(tmpdir(), n, "request"))); i++) {
+    await new Promise((r) => setTimeout(r, 20));
+  }
+  return { hooks, dir };
+}
+
+test("resident slim: a synchronous answer that is late is waited for without blocking the host", { skip: process.platform === "win32" }, async () => {
+  process.env.TMPDIR = mkdtempSync(path.join(work, "tmp-"));
+  const fake = syncResident("sync-late");
+  process.env.FAKE_SYNC_BEFORE_MS = "1200";
+  const { hooks, dir } = await readyResident();
+  let ticks = 0;
+  const ticker = setInterval(() => ticks++, 20);
+  const start = Date.now();
+  try {
+    await hooks["tool.execute.before"]({ tool: "read", sessionID: "s", callID: "c1" }, { args: { filePath: path.join(dir, "a.txt") } });
+  } finally {
+    clearInterval(ticker);
+  }
+  assert.ok(Date.now() - start >= 1100, "the before returned before its answer");
+  assert.ok(ticks >= 10, `the host's event loop ran only ${ticks} times while the before waited 1.2 s`);
+  assert.deepEqual(fake.log(), ["recv before", "done before"]);
+  assert.ok(!fake.spawned().includes("hook before"), "the late before was also run as a process");
+  await hooks.dispose();
+});
+
+test("resident slim: a before whose resident dies on the synchronous channel runs as a process of its own", { skip: process.platform === "win32" }, async () => {
+  process.env.TMPDIR = mkdtempSync(path.join(work, "tmp-"));
+  const fake = syncResident("sync-die");
+  process.env.FAKE_SYNC_DIE = "1";
+  const { hooks, dir } = await readyResident();
+  const grep = { args: { pattern: "x", path: "no-such-dir" } };
+  // The real slim, run as a process, gives the answer: a block.
+  await assert.rejects(hooks["tool.execute.before"]({ tool: "grep", sessionID: "s", callID: "g" }, grep), /^Error: Search path does not exist: /);
+  assert.deepEqual(fake.log(), ["recv before"]);
+  assert.ok(fake.spawned().includes("hook before"), `no process ran the before: ${fake.spawned()}`);
+  await hooks.dispose();
+});
+
+test("resident slim: afters on the synchronous channel are answered before the session's next before is sent", { skip: process.platform === "win32" }, async () => {
+  process.env.TMPDIR = mkdtempSync(path.join(work, "tmp-"));
+  const fake = syncResident("sync-order");
+  process.env.FAKE_SYNC_AFTER_MS = "500";
+  const { hooks } = await readyResident();
+  const after = async (callID, filePath) => {
+    const start = Date.now();
+    await hooks["tool.execute.after"]({ tool: "read", sessionID: "s", callID, args: { filePath } }, { output: "x" });
+    return Date.now() - start;
+  };
+  assert.ok((await after("c1", "a")) >= 450, "the session's first after was not waited for");
+  assert.ok((await after("c2", "b")) < 400, "a new call's after was waited for");
+  await hooks["tool.execute.before"]({ tool: "read", sessionID: "s", callID: "c3" }, { args: { filePath: "c" } });
+  assert.deepEqual(fake.log(), ["recv after", "done after", "recv after", "done after", "recv before", "done before"]);
+  await hooks.dispose();
 });
