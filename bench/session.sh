@@ -9,7 +9,8 @@
 #   slim plugin  the plugin as `slim hooks install --opencode` writes it
 #                (default settings: a resident slim answers the hooks)
 # and with PERCALL=1 also the plugin with SLIM_SERVE=0 (one slim process
-# per hook call). Prints medians of the `opencode run` wall time, its CPU
+# per hook call), with NOSYNC=1 the plugin with SLIM_SERVE_SYNC=0 (the
+# resident's answers read through the host's event loop). Prints medians of the `opencode run` wall time, its CPU
 # time and the sum of the tool parts' times (the host's own record of
 # each call, plugin hooks included), the ratios to no plugin (goal: within
 # 3%, ratio <= 1.03) and the median of the ratios within each round, the
@@ -22,4 +23,5 @@ oc=${SLIM_E2E_OPENCODE:-e2e/node_modules/.bin/opencode}
 [[ -x $oc ]] || { echo "bench/session: no OpenCode at $oc; run scripts/e2e-setup.sh" >&2; exit 2; }
 percall=()
 [[ ${PERCALL:-0} == 1 ]] && percall=(-percall)
+[[ ${NOSYNC:-0} == 1 ]] && percall+=(-nosync)
 go run ./bench/session -opencode "$oc" -slim "$out/slim" -runs "${RUNS:-7}" -warmup "${WARMUP:-1}" "${percall[@]}"

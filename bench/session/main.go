@@ -7,7 +7,9 @@
 // tools. Modes: no plugin, and the plugin as `slim hooks install
 // --opencode` writes it (default settings: one resident `slim hook serve`
 // answers the hooks); with -percall also the plugin with SLIM_SERVE=0 (one
-// slim process per hook call). The modes alternate, one session each at a
+// slim process per hook call), with -nosync the plugin with
+// SLIM_SERVE_SYNC=0 (no synchronous channel: every answer is read through
+// the host's event loop). The modes alternate, one session each at a
 // time, after -warmup sessions each that do not count.
 //
 // It prints the medians of the whole `opencode run` wall time, of its CPU
@@ -59,6 +61,9 @@ var (
 	// perCall is the plugin without its resident slim: one slim process
 	// per hook call, as before `slim hook serve`.
 	perCall = mode{name: "SLIM_SERVE=0", short: "SERVE=0", plugin: true, env: []string{"SLIM_SERVE=0"}}
+	// noSync is the plugin whose resident slim has no synchronous
+	// channel: every hook answer is read through the host's event loop.
+	noSync = mode{name: "SLIM_SERVE_SYNC=0", short: "SYNC=0", plugin: true, env: []string{"SLIM_SERVE_SYNC=0"}}
 )
 
 // sample is what one session measured.
@@ -74,6 +79,7 @@ func main() {
 	warmup := flag.Int("warmup", 1, "sessions per mode run first and not counted")
 	keep := flag.Bool("keep", false, "keep every run's project and artifacts")
 	percall := flag.Bool("percall", false, "also run the plugin with SLIM_SERVE=0 (one slim process per hook call)")
+	nosync := flag.Bool("nosync", false, "also run the plugin with SLIM_SERVE_SYNC=0 (hook answers read through the host's event loop)")
 	plan := flag.String("plan", defaultPlan, "the session's turns: one word a turn, one letter a call (r read, g grep, G glob, b bash, p apply_patch, t todowrite)")
 	var variants []mode
 	flag.Func("variant", "NAME=FILE: also a mode with FILE written over the installed plugin (repeatable)", func(v string) error {
@@ -93,7 +99,7 @@ func main() {
 	})
 	flag.Parse()
 	if *opencode == "" || *slim == "" || *runs < 1 || *warmup < 0 {
-		fmt.Fprintln(os.Stderr, "usage: session -opencode BIN -slim BIN [-runs N] [-warmup N] [-keep] [-percall] [-plan PLAN] [-variant NAME=FILE]...")
+		fmt.Fprintln(os.Stderr, "usage: session -opencode BIN -slim BIN [-runs N] [-warmup N] [-keep] [-percall] [-nosync] [-plan PLAN] [-variant NAME=FILE]...")
 		os.Exit(2)
 	}
 	if _, err := planSession("/", *plan); err != nil {
@@ -117,6 +123,9 @@ func main() {
 	modes := []mode{noPlugin, withPlugin}
 	if *percall {
 		modes = append(modes, perCall)
+	}
+	if *nosync {
+		modes = append(modes, noSync)
 	}
 	modes = append(modes, variants...)
 	loadBefore := loadAverage()
