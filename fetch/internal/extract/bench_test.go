@@ -2,6 +2,8 @@ package extract
 
 import (
 	"fmt"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 )
@@ -80,5 +82,34 @@ func TestBenchPageIsWhatItSays(t *testing.T) {
 	}
 	if !p.Extracted || strings.Contains(p.Markdown, "Page 17") || !strings.Contains(p.Markdown, "```js\nconst r = await api.method3(") {
 		t.Errorf("extracted %v; markdown starts %q", p.Extracted, trimTo(p.Markdown, 300))
+	}
+}
+
+// BenchmarkHTMLFiles extracts each page named in SLIM_BENCH_PAGES (a list
+// of HTML files separated like PATH), so that real pages, such as the
+// largest rustdoc pages of a Rust toolchain, can be profiled beside the
+// generated ones. Without the variable it is skipped.
+func BenchmarkHTMLFiles(b *testing.B) {
+	list := os.Getenv("SLIM_BENCH_PAGES")
+	if list == "" {
+		b.Skip("SLIM_BENCH_PAGES names no pages")
+	}
+	u := mustURL(b, guideURL)
+	for _, file := range filepath.SplitList(list) {
+		data, err := os.ReadFile(file)
+		if err != nil {
+			b.Fatal(err)
+		}
+		src := string(data)
+		b.Run(filepath.Base(file), func(b *testing.B) {
+			b.SetBytes(int64(len(src)))
+			b.ReportAllocs()
+			for b.Loop() {
+				p, err := HTML(src, u, true)
+				if err != nil || p.WordCount == 0 {
+					b.Fatal(err, p.WordCount)
+				}
+			}
+		})
 	}
 }

@@ -28,7 +28,7 @@ func isPermalink(a *html.Node, inHeading bool) bool {
 	if !isElement(a, "a") {
 		return false
 	}
-	text := strings.TrimSpace(textContent(a, nil))
+	text := strings.TrimSpace(ownText(a))
 	if text == "¶" || hasClass(a, "headerlink") {
 		return true
 	}

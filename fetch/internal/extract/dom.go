@@ -122,6 +122,15 @@ func textContent(n *html.Node, skip func(*html.Node) bool) string {
 	return b.String()
 }
 
+// ownText is textContent(n, nil) without building a string when n holds
+// one text node and nothing else, as most links do.
+func ownText(n *html.Node) string {
+	if c := n.FirstChild; c != nil && c == n.LastChild && c.Type == html.TextNode {
+		return c.Data
+	}
+	return textContent(n, nil)
+}
+
 // collapseSpace turns every run of white space into one space and trims
 // the ends.
 func collapseSpace(s string) string {

@@ -4,6 +4,7 @@ import (
 	"net/url"
 	"strings"
 	"unicode"
+	"unicode/utf8"
 
 	"golang.org/x/net/html"
 )
@@ -292,12 +293,24 @@ func resolve(href string, base *url.URL) string {
 	return ref.String()
 }
 
-// countFields is len(strings.Fields(s)) without building the slice.
+// countFields is len(strings.Fields(s)) without building the slice. It
+// reads ASCII a byte at a time and decodes only other characters.
 func countFields(s string) int {
 	n := 0
 	in := false
-	for _, r := range s {
-		if unicode.IsSpace(r) {
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		var space bool
+		if c < utf8.RuneSelf {
+			// The ASCII characters unicode.IsSpace reports: TAB, LF,
+			// VT, FF, CR and the space.
+			space = c == ' ' || c-'\t' <= '\r'-'\t'
+		} else {
+			r, size := utf8.DecodeRuneInString(s[i:])
+			space = unicode.IsSpace(r)
+			i += size - 1
+		}
+		if space {
 			in = false
 		} else if !in {
 			in = true

@@ -51,9 +51,22 @@ func mainContent(doc *html.Node, base *url.URL) *content {
 	markHeadingLevels(doc)
 
 	var mark *html.Node
+	markWords := 0
 	if docs && contains(doc, lm) && plausibleLandmark(doc, lm) {
 		cleanLandmark(lm)
-		if strings.TrimSpace(textContent(lm, nil)) != "" {
+		markWords = countWords(lm)
+		if markWords > largeDocsWords {
+			// A large documentation page: Readability would spend a
+			// third of the page's time to keep nearly all of the
+			// landmark anyway, and on documentation the cleaned landmark
+			// alone measures as well. It is taken out of the page as it
+			// is, without the copy Readability would need.
+			remove(lm)
+			absolutize(lm, base)
+			restoreHeadingLevels(lm)
+			return &content{node: lm}
+		}
+		if markWords > 0 {
 			// The copy is taken before Readability rewrites the
 			// landmark.
 			mark = cloneTree(lm)
@@ -62,22 +75,20 @@ func mainContent(doc *html.Node, base *url.URL) *content {
 		}
 	}
 
-	if mark != nil && countWords(mark) > largeDocsWords {
-		// A large documentation page: Readability would spend a third of
-		// the page's time to keep nearly all of the landmark anyway, and
-		// on documentation the cleaned landmark alone measures as well.
-		absolutize(mark, base)
-		restoreHeadingLevels(mark)
-		return &content{node: mark}
-	}
 	node, title := runReadability(doc, base)
 	if node != nil && mark != nil {
 		showNames(node)
 	}
-	if node != nil && strings.TrimSpace(textContent(node, nil)) == "" {
-		node = nil
+	nodeWords := 0
+	if node != nil {
+		if nodeWords = countWords(node); nodeWords == 0 {
+			node = nil
+		}
 	}
-	if mark != nil && (node == nil || coverage(node, mark) < landmarkCoverage) {
+	// The coverage is the share of the landmark's words that Readability
+	// kept: it ran on the landmark alone, so its words are the
+	// landmark's (less what it dropped), and counting is enough.
+	if mark != nil && (node == nil || float64(nodeWords)/float64(markWords) < landmarkCoverage) {
 		absolutize(mark, base)
 		node = mark
 	}
@@ -147,7 +158,7 @@ func landmarkContent(doc *html.Node, base *url.URL) *content {
 	removePermalinks(m)
 	removeNavigation(m)
 	cleanLandmark(m)
-	if strings.TrimSpace(textContent(m, nil)) == "" {
+	if countWords(m) == 0 {
 		return nil
 	}
 	absolutize(m, base)
@@ -314,13 +325,6 @@ func isolate(doc, m *html.Node) {
 		c = next
 	}
 	body.AppendChild(m)
-}
-
-// coverage is the share of mark's words that node holds. Readability ran
-// on the landmark alone, so its words are the landmark's (less what it
-// dropped), and counting is enough.
-func coverage(node, mark *html.Node) float64 {
-	return float64(countWords(node)) / float64(max(countWords(mark), 1))
 }
 
 // absolutize resolves the links and media sources below root against

@@ -2,6 +2,8 @@ package extract
 
 import (
 	"strings"
+	"unicode"
+	"unicode/utf8"
 
 	"golang.org/x/net/html"
 )
@@ -64,16 +66,56 @@ func Signals(text, markdown string, rawHTMLBytes int, sourceHTML, extracted bool
 	return out
 }
 
-// containsAnyFold reports whether s contains one of the lowercase
-// phrases, ignoring case.
+// containsAnyFold reports whether s contains one of the lowercase ASCII
+// phrases, ignoring case: whether strings.ToLower(s) contains one, found
+// without building the lowered copy (a megabyte for a large page).
 func containsAnyFold(s string, phrases []string) bool {
-	lower := strings.ToLower(s)
-	for _, p := range phrases {
-		if strings.Contains(lower, p) {
-			return true
+	for i := 0; i < len(s); {
+		r, size := rune(s[i]), 1
+		if r >= utf8.RuneSelf {
+			r, size = utf8.DecodeRuneInString(s[i:])
 		}
+		if first := lowerRune(r); first < utf8.RuneSelf {
+			for _, p := range phrases {
+				if p[0] == byte(first) && hasLowerPrefix(s[i+size:], p[1:]) {
+					return true
+				}
+			}
+		}
+		i += size
 	}
 	return false
+}
+
+// hasLowerPrefix reports whether the lowered runes of s start with p, an
+// ASCII string.
+func hasLowerPrefix(s, p string) bool {
+	for j := 0; j < len(p); {
+		if s == "" {
+			return false
+		}
+		r, size := rune(s[0]), 1
+		if r >= utf8.RuneSelf {
+			r, size = utf8.DecodeRuneInString(s)
+		}
+		if lowerRune(r) != rune(p[j]) {
+			return false
+		}
+		s = s[size:]
+		j++
+	}
+	return true
+}
+
+// lowerRune is the rune strings.ToLower makes of r.
+func lowerRune(r rune) rune {
+	if r < utf8.RuneSelf {
+		if 'A' <= r && r <= 'Z' {
+			r += 'a' - 'A'
+		}
+		return r
+	}
+	return unicode.ToLower(r)
 }
 
 // jsRenderedWords is the body text size under which a page that depends
