@@ -59,3 +59,8 @@ replace (
 // would link blackfriday into every build (third_party/vendor-cli.sh says
 // why and re-creates it).
 replace github.com/urfave/cli/v2 => ./third_party/urfave-cli
+
+// The markdown converter with its handlers sorted once instead of for
+// every node (third_party/vendor-html-to-markdown.sh says why and
+// re-creates it).
+replace github.com/JohannesKaufmann/html-to-markdown/v2 => ./third_party/html-to-markdown

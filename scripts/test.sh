@@ -24,4 +24,8 @@ go test -race -timeout 20m $(go list ./... | grep -v '/e2e$')
 # The patched copy of the CLI library (third_party/urfave-cli, a replace in
 # go.mod) is another module: ./... does not hold its tests.
 go test -timeout 5m github.com/urfave/cli/v2
+# So is the patched markdown converter (third_party/html-to-markdown): the
+# tests of its own that need no module outside it;
+# third_party/vendor-html-to-markdown.sh --upstream-tests runs all of them.
+go test -timeout 5m github.com/JohannesKaufmann/html-to-markdown/v2/...
 go test -timeout 15m ./e2e/...
