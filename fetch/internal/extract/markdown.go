@@ -1,6 +1,7 @@
 package extract
 
 import (
+	"bytes"
 	"net/url"
 	"strings"
 
@@ -22,10 +23,42 @@ const (
 	gtStandIn = "\uFDD1"
 )
 
-var (
-	hideAngles = strings.NewReplacer("<", ltStandIn, ">", gtStandIn)
-	showAngles = strings.NewReplacer(ltStandIn, "<", gtStandIn, ">")
-)
+var hideAngles = strings.NewReplacer("<", ltStandIn, ">", gtStandIn)
+
+// showAnglesInPlace turns the stand-ins in md back into "<" and ">". Each
+// stand-in is longer than its character, so md is rewritten in place:
+// the converted document is a megabyte for a large page, and copying it
+// (twice, through a string) cost more than the rest of this step.
+func showAnglesInPlace(md []byte) []byte {
+	// Both stand-ins are three bytes that differ only in the last.
+	prefix := []byte(ltStandIn[:2])
+	i := bytes.Index(md, prefix)
+	if i < 0 {
+		return md
+	}
+	out := md[:i]
+	for i < len(md) {
+		j := bytes.Index(md[i:], prefix)
+		if j < 0 {
+			break
+		}
+		// copy within md: out never overtakes i.
+		out = append(out, md[i:i+j]...)
+		i += j
+		switch {
+		case i+3 <= len(md) && md[i+2] == ltStandIn[2]:
+			out = append(out, '<')
+			i += 3
+		case i+3 <= len(md) && md[i+2] == gtStandIn[2]:
+			out = append(out, '>')
+			i += 3
+		default:
+			out = append(out, md[i])
+			i++
+		}
+	}
+	return append(out, md[i:]...)
+}
 
 // newConverter returns an HTML to markdown converter: ATX headings, "-"
 // bullets, fenced code that keeps its language-* class, GFM tables (a
@@ -51,7 +84,7 @@ func newConverter() *converter.Converter {
 		return hideAngles.Replace(content)
 	}, converter.PriorityEarly)
 	conv.Register.PostRenderer(func(_ converter.Context, result []byte) []byte {
-		return []byte(showAngles.Replace(string(result)))
+		return showAnglesInPlace(result)
 	}, converter.PriorityLate)
 	return conv
 }

@@ -2,6 +2,7 @@ package extract
 
 import (
 	"slices"
+	"strings"
 	"testing"
 )
 
@@ -85,5 +86,23 @@ func TestFrontmatterURL(t *testing.T) {
 				t.Errorf("FrontmatterURL = %q, want %q", got, tc.want)
 			}
 		})
+	}
+}
+
+// showAnglesInPlace must give what replacing the stand-ins in a copy
+// gives, whatever surrounds them: other characters sharing their first
+// two bytes (U+FDD2, U+FDE0), a stand-in cut short at the end, none at
+// all.
+func TestShowAnglesInPlace(t *testing.T) {
+	show := strings.NewReplacer(ltStandIn, "<", gtStandIn, ">")
+	for _, s := range []string{
+		"", "plain", ltStandIn, gtStandIn + ltStandIn,
+		"List" + ltStandIn + "String" + gtStandIn + " and Map" + ltStandIn + "K, V" + gtStandIn,
+		"a\uFDD2b" + ltStandIn + "\uFDE0" + gtStandIn,
+		"cut " + ltStandIn[:2], "cut " + ltStandIn[:1], ltStandIn + ltStandIn[:2] + gtStandIn,
+	} {
+		if got, want := string(showAnglesInPlace([]byte(s))), show.Replace(s); got != want {
+			t.Errorf("showAnglesInPlace(%q) = %q, want %q", s, got, want)
+		}
 	}
 }
