@@ -2,7 +2,6 @@ package extract
 
 import (
 	"strings"
-	"unicode"
 	"unicode/utf8"
 
 	"golang.org/x/net/html"
@@ -66,23 +65,71 @@ func Signals(text, markdown string, rawHTMLBytes int, sourceHTML, extracted bool
 	return out
 }
 
-// containsAnyFold reports whether s contains one of the lowercase ASCII
-// phrases, ignoring case: whether strings.ToLower(s) contains one, found
-// without building the lowered copy (a megabyte for a large page).
+// containsAnyFold reports whether strings.ToLower(s) contains one of the
+// phrases (lowercase ASCII), without building the lowered copy (a
+// megabyte for a large page) or scanning it once per phrase: one pass
+// looks up each byte and the next in tables of the phrases' first and
+// second characters, and compares only where both fit.
 func containsAnyFold(s string, phrases []string) bool {
-	for i := 0; i < len(s); {
-		r, size := rune(s[i]), 1
-		if r >= utf8.RuneSelf {
-			r, size = utf8.DecodeRuneInString(s[i:])
+	// first[b] and second[b] hold the bit of each phrase whose first
+	// (second) character the byte b can be; single holds the phrases of
+	// one character. Phrases from the 64th on share the last bit.
+	var first, second [256]uint64
+	var single uint64
+	bitOf := func(k int) uint64 { return 1 << min(k, 63) }
+	set := func(table *[256]uint64, c byte, bit uint64) {
+		table[c] |= bit
+		if 'a' <= c && c <= 'z' {
+			table[c-'a'+'A'] |= bit
 		}
-		if first := lowerRune(r); first < utf8.RuneSelf {
-			for _, p := range phrases {
-				if p[0] == byte(first) && hasLowerPrefix(s[i+size:], p[1:]) {
-					return true
-				}
+	}
+	for k, p := range phrases {
+		bit := bitOf(k)
+		set(&first, p[0], bit)
+		// The only characters outside ASCII that lower to ASCII letters;
+		// the character after them is not looked up.
+		switch p[0] {
+		case 'i':
+			first["\u0130"[0]] |= bit
+		case 'k':
+			first["\u212A"[0]] |= bit
+		}
+		if len(p) == 1 {
+			single |= bit
+			for b := range second {
+				second[b] |= bit
+			}
+			continue
+		}
+		set(&second, p[1], bit)
+		for b := utf8.RuneSelf; b < len(second); b++ {
+			second[b] |= bit // a character outside ASCII: compare
+		}
+	}
+	for i := 0; i < len(s); i++ {
+		m := first[s[i]]
+		if m == 0 {
+			continue
+		}
+		if s[i] < utf8.RuneSelf {
+			if i+1 < len(s) {
+				m &= second[s[i+1]]
+			} else {
+				m &= single
 			}
 		}
-		i += size
+		for k := 0; m != 0 && k < len(phrases); k++ {
+			bit := bitOf(k)
+			if m&bit == 0 {
+				continue
+			}
+			if hasLowerPrefix(s[i:], phrases[k]) {
+				return true
+			}
+			if k < 63 {
+				m &^= bit
+			}
+		}
 	}
 	return false
 }
@@ -90,32 +137,38 @@ func containsAnyFold(s string, phrases []string) bool {
 // hasLowerPrefix reports whether the lowered runes of s start with p, an
 // ASCII string.
 func hasLowerPrefix(s, p string) bool {
-	for j := 0; j < len(p); {
+	for j := 0; j < len(p); j++ {
 		if s == "" {
 			return false
 		}
-		r, size := rune(s[0]), 1
-		if r >= utf8.RuneSelf {
-			r, size = utf8.DecodeRuneInString(s)
-		}
-		if lowerRune(r) != rune(p[j]) {
+		c, size := lowerASCII(s)
+		if c != p[j] {
 			return false
 		}
 		s = s[size:]
-		j++
 	}
 	return true
 }
 
-// lowerRune is the rune strings.ToLower makes of r.
-func lowerRune(r rune) rune {
-	if r < utf8.RuneSelf {
-		if 'A' <= r && r <= 'Z' {
-			r += 'a' - 'A'
+// lowerASCII returns what unicode.ToLower makes of the first rune of s if
+// that is ASCII, else utf8.RuneSelf (no ASCII character), and the rune's
+// length. U+0130 (İ, lowered to i) and U+212A (the Kelvin sign, lowered to
+// k) are the only characters outside ASCII that lower into it.
+func lowerASCII(s string) (byte, int) {
+	c := s[0]
+	switch {
+	case c < utf8.RuneSelf:
+		if 'A' <= c && c <= 'Z' {
+			c += 'a' - 'A'
 		}
-		return r
+		return c, 1
+	case strings.HasPrefix(s, "\u0130"):
+		return 'i', len("\u0130")
+	case strings.HasPrefix(s, "\u212A"):
+		return 'k', len("\u212A")
 	}
-	return unicode.ToLower(r)
+	_, size := utf8.DecodeRuneInString(s)
+	return utf8.RuneSelf, size
 }
 
 // jsRenderedWords is the body text size under which a page that depends
