@@ -10,11 +10,14 @@
 # node it renders and takes a read lock for every byte of text it
 # escapes; on a one-megabyte documentation page that was about a tenth of
 # the conversion. The patch sorts each list once per registration (the
-# same sort of the same registration-order list, so the same order), lets
-# the hot paths read them without a lock, parses the base URL once per
-# conversion instead of once per link, and sizes a buffer that grew by
-# appending. The output is byte-for-byte the released module's. The
-# numbers are in docs/fetch-extraction.md ("Speed").
+# same sort of the same registration-order list, so the same order) and
+# lets the hot paths read them without a lock; it also resolves each
+# distinct link once per conversion (a documentation page repeats the
+# same few hundred links thousands of times), makes a result buffer at
+# its final size instead of growing it by appending, and skips three
+# copies of the whole document when there is nothing to replace. The
+# output is byte-for-byte the released module's. The numbers are in
+# docs/fetch-extraction.md ("Speed").
 #
 # Usage: third_party/vendor-html-to-markdown.sh [--upstream-tests]
 #

@@ -91,7 +91,7 @@ func (conv *Converter) ConvertNode(doc *html.Node, opts ...ConvertOptionFunc) ([
 	}
 	ctx := option.context
 	ctx = provideDomain(ctx, option.domain)
-	ctx = provideAssembleAbsoluteURL(ctx, defaultAssembleAbsoluteURL)
+	ctx = provideAssembleAbsoluteURL(ctx, memoizedAssembleAbsoluteURL())
 	ctx = state.provideGlobalState(ctx)
 
 	customCtx := newConverterContext(ctx, conv)

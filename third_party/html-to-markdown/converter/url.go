@@ -76,6 +76,23 @@ func defaultAssembleAbsoluteURL(tagName string, rawURL string, domain string) st
 	return percentEncodingReplacer.Replace(u.String())
 }
 
+// memoizedAssembleAbsoluteURL returns defaultAssembleAbsoluteURL with its
+// results kept, for one conversion: a documentation page links to the
+// same pages thousands of times, and each distinct link is resolved once.
+func memoizedAssembleAbsoluteURL() AssembleAbsoluteURLFunc {
+	type key struct{ tagName, rawURL, domain string }
+	memo := map[key]string{}
+	return func(tagName string, rawURL string, domain string) string {
+		k := key{tagName, rawURL, domain}
+		if u, ok := memo[k]; ok {
+			return u
+		}
+		u := defaultAssembleAbsoluteURL(tagName, rawURL, domain)
+		memo[k] = u
+		return u
+	}
+}
+
 // - - - - //
 
 func decodeAndEncode(original string) string {
