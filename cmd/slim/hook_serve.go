@@ -14,6 +14,7 @@ import (
 	"strings"
 	"sync"
 	"syscall"
+	"time"
 
 	"github.com/slimgate/slim/hooks/protocol"
 	"github.com/slimgate/slim/internal/slimerr"
@@ -56,6 +57,10 @@ import (
 
 // serveWorkers bounds the hook requests answered at once.
 const serveWorkers = 8
+
+// syncDrainTime is how long the server still reads the synchronous
+// channel after stdin ended: what was written before is already there.
+const syncDrainTime = 100 * time.Millisecond
 
 // serveRuns bounds the commands run at once; more wait their turn.
 const serveRuns = 8
@@ -211,6 +216,7 @@ func runServe(e *env, syncDir string) error {
 		}
 		return err
 	}
+	stdinDone := false
 	for {
 		var fl frameLine
 		select {
@@ -220,6 +226,18 @@ func runServe(e *env, syncDir string) error {
 			return finish(slimerr.New(slimerr.Internal, slimerr.CodeInternal, "hook serve: ended by a signal"))
 		}
 		if errors.Is(fl.err, io.EOF) && !fl.sync {
+			if sc == nil {
+				return finish(nil)
+			}
+			// Frames the plugin wrote to the synchronous channel before it
+			// closed stdin are already in the FIFO: read them, then end.
+			stdinDone = true
+			if err := sc.req.SetReadDeadline(time.Now().Add(syncDrainTime)); err != nil {
+				return finish(nil)
+			}
+			continue
+		}
+		if stdinDone && fl.sync && errors.Is(fl.err, os.ErrDeadlineExceeded) {
 			return finish(nil)
 		}
 		if fl.err != nil {

@@ -621,7 +621,11 @@ function residentSlim(bin, log, syncOn) {
     // Answers still in the pipe when it exits are read first: the calls
     // left are settled once its output is closed.
     c.stdout.on("close", () => {
-      if (c.slimSync) c.slimSync.close();
+      // Answers it wrote before it exited are still in the reply FIFO.
+      if (c.slimSync) {
+        c.slimSync.pump();
+        c.slimSync.close();
+      }
       if (child !== c) return;
       child = null;
       lost("the resident slim exited before it answered");
@@ -782,7 +786,8 @@ function residentSlim(bin, log, syncOn) {
       closed = true;
       const c = child;
       if (!c) return;
-      if (c.slimSync) c.slimSync.close();
+      // The synchronous channel stays open: the answers to the calls in
+      // flight there are read until the resident exits.
       try {
         c.stdin.end();
       } catch {
