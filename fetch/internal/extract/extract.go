@@ -111,7 +111,7 @@ func HTML(src string, base *url.URL, extractMain bool) (*Page, error) {
 			if c.title != "" {
 				p.Title = c.title
 			}
-			p.HTML = renderHTML(node)
+			p.HTML = renderHTML(node, len(src))
 		}
 	}
 	if node == nil {
@@ -227,12 +227,21 @@ func canonicalLink(doc *html.Node, base *url.URL) string {
 	return resolve(strings.TrimSpace(attr(l, "href")), base)
 }
 
-// renderHTML serializes n.
-func renderHTML(n *html.Node) string {
+// renderHTML serializes n, a part of a page of pageSize bytes. The
+// buffer starts at the page's size, which the part seldom exceeds: grown
+// by appending, it allocated about five times the result for a large page
+// (Go grows a large buffer by a quarter at a time), and fresh memory is
+// what a one-page process pays most for. A result much smaller than the
+// page is copied out, so as not to keep the page-sized buffer.
+func renderHTML(n *html.Node, pageSize int) string {
 	var b strings.Builder
+	b.Grow(pageSize)
 	if err := html.Render(&b, n); err != nil {
 		// Rendering to a strings.Builder fails only on a malformed tree.
 		return ""
+	}
+	if b.Len() < b.Cap()/4 {
+		return strings.Clone(b.String())
 	}
 	return b.String()
 }
