@@ -2,7 +2,6 @@ package textutils
 
 import (
 	"bytes"
-	"unicode/utf8"
 )
 
 func TrimUnnecessaryHardLineBreaks(content []byte) []byte {
@@ -21,6 +20,11 @@ func TrimUnnecessaryHardLineBreaks(content []byte) []byte {
 }
 
 func TrimConsecutiveNewlines(input []byte) []byte {
+	// Byte by byte, and a run of other characters copied at once: only
+	// '\n' and ' ' matter, and neither occurs inside a UTF-8 sequence, so
+	// this gives what decoding rune by rune gave (the released module),
+	// several times faster. Spaces are held back, as a count, until it is
+	// known whether a newline beyond the second drops them.
 	var result []byte
 	if len(input) > 0 {
 		// The result is never longer than the input: one allocation
@@ -29,40 +33,44 @@ func TrimConsecutiveNewlines(input []byte) []byte {
 		result = make([]byte, 0, len(input))
 	}
 	newlineCount := 0
-	spaceBuffer := []byte{}
+	spaces := 0
 
 	for i := 0; i < len(input); {
-		r, size := utf8.DecodeRune(input[i:])
-
-		if r == '\n' {
+		switch input[i] {
+		case '\n':
 			newlineCount++
 			if newlineCount <= 2 {
 				// Preserve up to 2 newlines, including preceding spaces
-				result = append(result, spaceBuffer...)
+				result = appendSpaces(result, spaces)
 				result = append(result, '\n')
-				spaceBuffer = spaceBuffer[:0] // Clear space buffer
-			} else {
-				// Skip additional newlines
-				spaceBuffer = spaceBuffer[:0] // Clear space buffer
 			}
-		} else if r == ' ' {
-			// Collect spaces into the space buffer
-			spaceBuffer = append(spaceBuffer, input[i:i+size]...)
-		} else {
-			// Reset newline count and append non-newline characters
+			spaces = 0
+			i++
+		case ' ':
+			spaces++
+			i++
+		default:
 			newlineCount = 0
-			result = append(result, spaceBuffer...)
-			result = append(result, input[i:i+size]...)
-			spaceBuffer = spaceBuffer[:0] // Clear space buffer
+			result = appendSpaces(result, spaces)
+			spaces = 0
+			j := i + 1
+			for j < len(input) && input[j] != '\n' && input[j] != ' ' {
+				j++
+			}
+			result = append(result, input[i:j]...)
+			i = j
 		}
-
-		i += size
 	}
 
 	// Append any trailing spaces
-	result = append(result, spaceBuffer...)
+	return appendSpaces(result, spaces)
+}
 
-	return result
+func appendSpaces(b []byte, n int) []byte {
+	for ; n > 0; n-- {
+		b = append(b, ' ')
+	}
+	return b
 }
 
 /*
