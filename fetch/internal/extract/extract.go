@@ -86,10 +86,11 @@ func HTML(src string, base *url.URL, extractMain bool) (*Page, error) {
 		return tokenPage(src, base), nil
 	}
 	doc := parse(src)
-	base = documentBase(doc, base)
+	meta := findMetaElements(doc)
+	base = documentBase(meta.base, base)
 	p := &Page{
-		Title:     documentTitle(doc),
-		Canonical: canonicalLink(doc, base),
+		Title:     documentTitle(meta.title),
+		Canonical: canonicalLink(meta.canonical, base),
 		Headings:  pageHeadings(doc),
 	}
 	jsRendered := likelyJSRendered(doc)
@@ -186,10 +187,41 @@ func validUTF8(s string) string {
 	return strings.ToValidUTF8(s, "\uFFFD")
 }
 
-// documentBase returns the URL relative references in doc resolve
-// against: base, or the first <base href> resolved against it.
-func documentBase(doc *html.Node, base *url.URL) *url.URL {
-	b := findFirst(doc, func(n *html.Node) bool { return isElement(n, "base") && hasAttr(n, "href") })
+// metaElements are the elements of a page that say what it is rather
+// than hold its content: the first <base href>, <title> and <link
+// rel=canonical href> of the document, wherever they are.
+type metaElements struct {
+	base, title, canonical *html.Node
+}
+
+// findMetaElements finds them in one walk, which stops once all three are
+// found (on most pages all or none are in the head; a page with no <base>
+// is walked to its end).
+func findMetaElements(doc *html.Node) metaElements {
+	var m metaElements
+	walk(doc, func(n *html.Node) bool {
+		if m.base != nil && m.title != nil && m.canonical != nil {
+			return false
+		}
+		if n.Type != html.ElementNode {
+			return true
+		}
+		switch {
+		case m.base == nil && isElement(n, "base") && hasAttr(n, "href"):
+			m.base = n
+		case m.title == nil && isElement(n, "title"):
+			m.title = n
+		case m.canonical == nil && isElement(n, "link") && relTokens(attr(n, "rel"), "canonical") && strings.TrimSpace(attr(n, "href")) != "":
+			m.canonical = n
+		}
+		return true
+	})
+	return m
+}
+
+// documentBase returns the URL relative references resolve against: base,
+// or the href of b, the first <base href>, resolved against it.
+func documentBase(b *html.Node, base *url.URL) *url.URL {
 	if b == nil {
 		return base
 	}
@@ -206,21 +238,17 @@ func documentBase(doc *html.Node, base *url.URL) *url.URL {
 	return ref
 }
 
-// documentTitle is the collapsed text of the first <title>.
-func documentTitle(doc *html.Node) string {
-	t := findFirst(doc, func(n *html.Node) bool { return isElement(n, "title") })
+// documentTitle is the collapsed text of t, the first <title>.
+func documentTitle(t *html.Node) string {
 	if t == nil {
 		return ""
 	}
 	return collapseSpace(textOfRaw(t))
 }
 
-// canonicalLink returns the first link rel=canonical's href, resolved
-// against base, or "".
-func canonicalLink(doc *html.Node, base *url.URL) string {
-	l := findFirst(doc, func(n *html.Node) bool {
-		return isElement(n, "link") && relTokens(attr(n, "rel"), "canonical") && strings.TrimSpace(attr(n, "href")) != ""
-	})
+// canonicalLink returns the href of l, the first link rel=canonical,
+// resolved against base, or "".
+func canonicalLink(l *html.Node, base *url.URL) string {
 	if l == nil {
 		return ""
 	}

@@ -321,6 +321,8 @@ func TestSignals(t *testing.T) {
 		{"a script-built page", `<html><body><div id="root"></div><noscript>You need to enable JavaScript to run this app.</noscript><script src="a.js"></script></body></html>`, true, []string{SignalBoilerplate, SignalEmpty, SignalJSRendered}},
 		{"scripts in the head build the page", `<html><head><title>App</title><script src="a.js"></script><script src="b.js"></script><script src="c.js"></script></head><body><div id="root"></div></body></html>`, true, []string{SignalBoilerplate, SignalEmpty, SignalJSRendered}},
 		{"many scripts and little text", `<html><body><p>Loading</p><script>1</script><script>2</script><script>3</script></body></html>`, false, []string{SignalVeryShort, SignalBoilerplate, SignalJSRendered}},
+		{"a long title is not body text", `<html><head><title>` + words(80) + `</title><script src="a.js"></script><script src="b.js"></script><script src="c.js"></script></head><body><div id="root"></div></body></html>`, true, []string{SignalBoilerplate, SignalEmpty, SignalJSRendered}},
+		{"many scripts after enough text", `<html><body><p>` + words(60) + `</p><script>1</script><script>2</script><script>3</script></body></html>`, false, []string{}},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {

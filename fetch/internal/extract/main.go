@@ -277,7 +277,7 @@ func plausibleLandmark(doc, m *html.Node) bool {
 	if inside == 0 {
 		return false
 	}
-	if float64(inside) >= landmarkShare*float64(countWords(body)) {
+	if float64(inside) >= landmarkShare*float64(countWordsAround(body, m, inside)) {
 		return true
 	}
 	longest := 0
@@ -292,6 +292,28 @@ func plausibleLandmark(doc, m *html.Node) bool {
 		return true
 	})
 	return inside >= longest
+}
+
+// countWordsAround is countWords(n) for an n that may hold m, whose words
+// are already counted (inside): m's subtree is not walked again.
+func countWordsAround(n, m *html.Node, inside int) int {
+	words := 0
+	walk(n, func(x *html.Node) bool {
+		switch x.Type {
+		case html.TextNode:
+			words += countFields(x.Data)
+		case html.ElementNode:
+			if x == m {
+				words += inside
+				return false
+			}
+			if isElement(x, "script", "style", "noscript", "template") {
+				return false
+			}
+		}
+		return true
+	})
+	return words
 }
 
 // countWords counts the white-space separated words of the text below n.

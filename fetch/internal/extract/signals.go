@@ -178,25 +178,25 @@ const jsRenderedWords = 50
 // likelyJSRendered reports whether doc looks like a page whose content
 // scripts build: its body holds fewer than jsRenderedWords words (script,
 // style, template and noscript text not counted) and it has at least three
-// <script> elements or a <noscript> that asks to enable JavaScript.
+// <script> elements or a <noscript> that asks to enable JavaScript. The
+// walk stops at the word that makes the answer no.
 func likelyJSRendered(doc *html.Node) bool {
 	var words, scripts int
 	asks := false
-	inHead := map[*html.Node]bool{}
-	walk(doc, func(n *html.Node) bool {
-		if n.Parent != nil && (inHead[n.Parent] || n.Parent.Type == html.ElementNode && n.Parent.Data == "head") {
-			inHead[n] = true // the head's scripts count, its text (the title) does not
-		}
+	var visit func(n *html.Node, inHead bool)
+	visit = func(n *html.Node, inHead bool) {
 		switch n.Type {
 		case html.TextNode:
-			if !inHead[n] {
+			if !inHead {
+				// The head's scripts count, its text (the title) does not.
 				words += countFields(n.Data)
 			}
+			return
 		case html.ElementNode:
 			switch n.Data {
 			case "script":
 				scripts++
-				return false
+				return
 			case "noscript":
 				// The parser keeps <noscript> content as raw text.
 				t := strings.ToLower(textOfRaw(n))
@@ -204,13 +204,17 @@ func likelyJSRendered(doc *html.Node) bool {
 					strings.Contains(t, "requires") || strings.Contains(t, "required") || strings.Contains(t, "need")) {
 					asks = true
 				}
-				return false
+				return
 			case "style", "template":
-				return false
+				return
 			}
 		}
-		return true
-	})
+		inHead = inHead || n.Type == html.ElementNode && n.Data == "head"
+		for c := n.FirstChild; c != nil && words < jsRenderedWords; c = c.NextSibling {
+			visit(c, inHead)
+		}
+	}
+	visit(doc, false)
 	return words < jsRenderedWords && (scripts >= 3 || asks)
 }
 
