@@ -106,8 +106,15 @@ func LeafBlockAlternatives(ctx context.Context, doc *html.Node) {
 			isInsideInline = true
 		}
 
-		for child := node.FirstChild; child != nil; child = child.NextSibling {
-			defer finder(child, isInsideLeafBlock, isInsideInline)
+		for child := node.FirstChild; child != nil; {
+			// The next child is read first: an alternative may remove the
+			// child or put a node beside it, which is not visited. (The
+			// released module deferred each call, visiting the children
+			// in reverse order at the cost of a deferred call per node;
+			// what a child becomes does not depend on its siblings.)
+			next := child.NextSibling
+			finder(child, isInsideLeafBlock, isInsideInline)
+			child = next
 		}
 	}
 	finder(doc, false, false)

@@ -67,11 +67,15 @@ func (b *base) preRenderRemove(ctx converter.Context, doc *html.Node) {
 			return
 		}
 
-		for child := node.FirstChild; child != nil; child = child.NextSibling {
-			// Because we are sometimes removing a node, this causes problems
-			// with the for loop. Using `defer` is a cool trick!
-			// https://gist.github.com/loopthrough/17da0f416054401fec355d338727c46e
-			defer finder(child)
+		for child := node.FirstChild; child != nil; {
+			// A removed child loses its sibling link: the next one is
+			// read first. (The released module deferred each call, which
+			// visits the children in reverse order at the cost of a
+			// deferred call per node; what is removed does not depend on
+			// the order.)
+			next := child.NextSibling
+			finder(child)
+			child = next
 		}
 	}
 	finder(doc)
