@@ -11,7 +11,8 @@
 # escapes; on a one-megabyte documentation page that was about a tenth of
 # the conversion. The patch sorts each list once per registration (the
 # same sort of the same registration-order list, so the same order) and
-# lets the hot paths read them without a lock; it also resolves each
+# lets the hot paths read them without a lock (the characters to escape,
+# looked up for every byte, from a table for ASCII); it also resolves each
 # distinct link once per conversion (a documentation page repeats the
 # same few hundred links thousands of times), trims runs of newlines byte
 # by byte into a buffer made at its final size (the released version

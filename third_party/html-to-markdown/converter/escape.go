@@ -19,7 +19,7 @@ func (conv *Converter) escapeContent(chars []byte) []byte {
 		return chars
 	}
 
-	markdownChars := conv.handlers().markdownChars
+	h := conv.handlers()
 	newChars := make([]byte, 0, len(chars))
 	for index := 0; index < len(chars); index++ {
 		if chars[index] == '\u0000' {
@@ -30,7 +30,7 @@ func (conv *Converter) escapeContent(chars []byte) []byte {
 
 		r, _ := utf8.DecodeRune(chars[index:])
 
-		_, isMarkdownChar := markdownChars[r]
+		isMarkdownChar := h.isEscapedChar(r)
 		if isMarkdownChar {
 			newChars = append(newChars, placeholderByte, chars[index])
 		} else {

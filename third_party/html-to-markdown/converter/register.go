@@ -3,6 +3,7 @@ package converter
 import (
 	"errors"
 	"fmt"
+	"unicode/utf8"
 
 	"github.com/JohannesKaufmann/dom"
 	"golang.org/x/net/html"
@@ -131,8 +132,7 @@ func (r *register) EscapedChar(chars ...rune) {
 	r.conv.sorted.Store(nil)
 }
 func (conv *Converter) checkIsEscapedChar(r rune) bool {
-	_, ok := conv.handlers().markdownChars[r]
-	return ok
+	return conv.handlers().isEscapedChar(r)
 }
 
 type HandleUnEscapeFunc func(chars []byte, index int) int
@@ -198,6 +198,18 @@ type sortedHandlers struct {
 	// tagTypes holds each tag's type of the first priority.
 	tagTypes      map[string]tagType
 	markdownChars map[rune]interface{}
+	// asciiChars holds the ASCII part of markdownChars, looked up for
+	// every byte that is escaped.
+	asciiChars [utf8.RuneSelf]bool
+}
+
+// isEscapedChar reports whether r is one of the markdownChars.
+func (h *sortedHandlers) isEscapedChar(r rune) bool {
+	if 0 <= r && r < utf8.RuneSelf {
+		return h.asciiChars[r]
+	}
+	_, ok := h.markdownChars[r]
+	return ok
 }
 
 // handlers returns the registered handlers sorted as the released module
@@ -226,6 +238,9 @@ func (conv *Converter) handlers() *sortedHandlers {
 	}
 	for char, v := range conv.markdownChars {
 		h.markdownChars[char] = v
+		if 0 <= char && char < utf8.RuneSelf {
+			h.asciiChars[char] = true
+		}
 	}
 	// Stored under the read lock, so that a registration (which takes the
 	// write lock, then clears it) cannot be overtaken by a stale copy.
