@@ -6,6 +6,7 @@ import (
 	"bufio"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -210,5 +211,38 @@ func TestServeSyncNeedsAPrivateDirectory(t *testing.T) {
 	}
 	if entries, _ := os.ReadDir(open); len(entries) != 0 {
 		t.Errorf("FIFOs were made in the open directory: %v", entries)
+	}
+}
+
+// Frames already written to the synchronous channel when stdin ends are
+// still answered there before the resident exits (the plugin closes stdin
+// at dispose, right after the last call's after).
+func TestServeSyncChannelAnswersWhatWasSentBeforeStdinEnded(t *testing.T) {
+	bin := buildSlim(t)
+	c, s, proj, _ := syncServe(t, bin)
+	const n = 40
+	for i := 1; i <= n; i++ {
+		s.send(map[string]any{"id": i, "phase": "after", "request": map[string]any{
+			"v": 1, "tool": "read", "sessionID": "s", "callID": fmt.Sprint("c", i),
+			"args": map[string]any{"filePath": filepath.Join(proj, fmt.Sprint("f", i))}, "output": "x",
+		}})
+	}
+	c.stdin.Close()
+	seen := map[int64]bool{}
+	for {
+		r, err := s.next()
+		if err != nil {
+			break
+		}
+		if r.Answer == nil {
+			t.Errorf("frame %d: %+v, want an answer", r.ID, r)
+		}
+		seen[r.ID] = true
+	}
+	if err := c.waitExit(10 * time.Second); err != nil {
+		t.Fatalf("exit: %v; stderr: %s", err, c.stderr.String())
+	}
+	if len(seen) != n {
+		t.Errorf("%d of the %d frames sent before stdin ended were answered", len(seen), n)
 	}
 }
