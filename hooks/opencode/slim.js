@@ -354,8 +354,7 @@ function syncPipe(dir) {
   let dead = false;
   const out = []; // frames not yet written whole, the first from offset off
   let off = 0;
-  const decoder = new StringDecoder("utf8");
-  let inbuf = "";
+  const read = replyReader();
   const chunk = Buffer.alloc(64 << 10);
   const waiting = new Map();
   let timer = null;
@@ -429,26 +428,16 @@ function syncPipe(dir) {
         die();
         return false;
       }
-      inbuf += decoder.write(chunk.subarray(0, n));
-      if (inbuf.length > MAX_STDOUT_BYTES) {
-        die();
-        return false;
-      }
-      let nl;
-      while ((nl = inbuf.indexOf("\n")) >= 0) {
-        const line = inbuf.slice(0, nl);
-        inbuf = inbuf.slice(nl + 1);
-        let reply;
-        try {
-          reply = JSON.parse(line);
-        } catch {
-          die();
-          return false;
-        }
+      const { replies, error } = read(chunk.subarray(0, n));
+      for (const reply of replies) {
         const settle = isPlainObject(reply) ? waiting.get(reply.id) : undefined;
         if (!settle) continue;
         waiting.delete(reply.id);
         settle(reply);
+      }
+      if (error) {
+        die();
+        return false;
       }
     }
     return true;
@@ -491,6 +480,31 @@ function syncPipe(dir) {
       die();
       removeNames();
     },
+  };
+}
+
+// replyReader splits what the resident slim writes into its answers, one
+// JSON line each: read(bytes) returns the answers complete so far and, when
+// the stream can no longer be trusted (too much without a line end, a line
+// that is not JSON), the reason; the answers before a bad line still count.
+function replyReader() {
+  const decoder = new StringDecoder("utf8");
+  let buf = "";
+  return (bytes) => {
+    const replies = [];
+    buf += decoder.write(bytes);
+    if (buf.length > MAX_STDOUT_BYTES) return { replies, error: "it printed too much" };
+    let nl;
+    while ((nl = buf.indexOf("\n")) >= 0) {
+      const line = buf.slice(0, nl);
+      buf = buf.slice(nl + 1);
+      try {
+        replies.push(JSON.parse(line));
+      } catch {
+        return { replies, error: "it printed a line that is not JSON" };
+      }
+    }
+    return { replies, error: "" };
   };
 }
 
@@ -577,27 +591,12 @@ function residentSlim(bin, log, syncOn) {
       return null;
     }
     if (syncDir) c.slimSync = syncPipe(syncDir);
-    const decoder = new StringDecoder("utf8");
-    let buf = "";
+    const read = replyReader();
     let errText = "";
     c.stdout.on("data", (b) => {
       if (child !== c) return;
-      buf += decoder.write(b);
-      if (buf.length > MAX_STDOUT_BYTES) {
-        kill(c, "it printed too much");
-        return;
-      }
-      let nl;
-      while ((nl = buf.indexOf("\n")) >= 0) {
-        const line = buf.slice(0, nl);
-        buf = buf.slice(nl + 1);
-        let reply;
-        try {
-          reply = JSON.parse(line);
-        } catch {
-          kill(c, "it printed a line that is not JSON");
-          return;
-        }
+      const { replies, error } = read(b);
+      for (const reply of replies) {
         if (isPlainObject(reply)) stopped.delete(reply.id);
         const p = isPlainObject(reply) ? pending.get(reply.id) : undefined;
         if (!p) continue;
@@ -605,6 +604,7 @@ function residentSlim(bin, log, syncOn) {
         if (p.phase === "run") p.settle(runReply(reply));
         else p.settle(hookReply(reply));
       }
+      if (error) kill(c, error);
     });
     c.stderr.on("data", (b) => {
       if (errText.length < MAX_STDERR_BYTES) errText += b.toString("utf8");
