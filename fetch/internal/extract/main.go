@@ -316,22 +316,9 @@ func countWordsAround(n, m *html.Node, inside int) int {
 	return words
 }
 
-// countWords counts the white-space separated words of the text below n.
-func countWords(n *html.Node) int {
-	words := 0
-	walk(n, func(x *html.Node) bool {
-		switch x.Type {
-		case html.TextNode:
-			words += countFields(x.Data)
-		case html.ElementNode:
-			if isElement(x, "script", "style", "noscript", "template") {
-				return false
-			}
-		}
-		return true
-	})
-	return words
-}
+// countWords counts the white-space separated words of the text below n
+// (none inside scripts, styles and templates).
+func countWords(n *html.Node) int { return countWordsAround(n, nil, 0) }
 
 // isolate makes m the only content of doc's body, keeping the head (and
 // so the page's metadata) as it is.
