@@ -18,7 +18,8 @@ func doctorCommand(e *env) *cli.Command {
 		Usage: "list the external programs slim can use (path, how it was found, version) and what is installed here",
 		UsageText: "slim doctor [--json] [DIR]\n\n" +
 			"Reports git, rg, ast-grep, node and opencode: where each was found (SLIM_RG and SLIM_AST_GREP\n" +
-			"first, then PATH; rg also in OpenCode's bin directory; sg only when it says it is ast-grep)\n" +
+			"first, then PATH; rg also in OpenCode's bin directory; ast-grep also in the node_modules/.bin\n" +
+			"directories the OpenCode plugin passes for DIR; sg only when it says it is ast-grep)\n" +
 			"and the version it reports, or how to install it. Then the OpenCode plugin (project and global)\n" +
 			"and the git hook shims for DIR (default: the working directory): current, outdated, absent or\n" +
 			"foreign. Changes nothing; exits 0 whatever it finds.\n\n" +

@@ -11,6 +11,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"path/filepath"
 	"strings"
 	"sync"
 	"time"
@@ -31,6 +32,11 @@ type Options struct {
 	Rg          string // SLIM_RG
 	AstGrep     string // SLIM_AST_GREP
 	OpenCodeBin string // OpenCode's data bin directory, where its own rg lives
+	// NodeBins are the node_modules/.bin directories to look for ast-grep
+	// in after PATH; nil means the ones the OpenCode plugin hands slim for
+	// Dir: Dir's, the project top's, and the one beside the project's and
+	// the global plugin (<config>/node_modules/.bin).
+	NodeBins []string
 	// Getenv answers XDG_CONFIG_HOME and HOME for the global plugin's path.
 	Getenv  func(string) string
 	Timeout time.Duration // for each --version; 0 means DefaultTimeout
@@ -90,6 +96,10 @@ func Run(ctx context.Context, o Options) Report {
 		Slim:      Program{Name: "slim", Purpose: "this program", Found: true, Path: o.SlimPath, Version: o.SlimVersion},
 		Directory: o.Dir,
 	}
+	pp := findPlugins(o)
+	if o.NodeBins == nil {
+		o.NodeBins = pp.nodeBins(o.Dir)
+	}
 	finders := []func(context.Context, Options) Program{findGit, findRg, findAstGrep, findNode, findOpenCode}
 	r.Programs = make([]Program, len(finders))
 	var wg sync.WaitGroup
@@ -100,7 +110,7 @@ func Run(ctx context.Context, o Options) Report {
 			r.Programs[i] = f(ctx, o)
 		}()
 	}
-	r.Installs = installs(o)
+	r.Installs = installs(o, pp)
 	wg.Wait()
 	return r
 }
@@ -178,11 +188,11 @@ func findRg(ctx context.Context, o Options) Program {
 
 func findAstGrep(ctx context.Context, o Options) Program {
 	p := Program{Name: "ast-grep", Purpose: "slim search ast and slim search replace"}
-	bin, err := astgrep.Locate(astgrep.LocateOptions{Explicit: o.AstGrep, Path: o.PathList, VersionTimeout: o.Timeout})
+	bin, err := astgrep.Locate(astgrep.LocateOptions{Explicit: o.AstGrep, Path: o.PathList, NodeBins: o.NodeBins, VersionTimeout: o.Timeout})
 	if err != nil {
 		var ae *astgrep.Error
 		if errors.As(err, &ae) && ae.Kind == astgrep.Missing && o.AstGrep == "" {
-			p.Error = "not set by SLIM_AST_GREP, not on PATH as ast-grep, and no sg on PATH that says it is ast-grep"
+			p.Error = "not set by SLIM_AST_GREP, not on PATH as ast-grep, not in the project's node_modules/.bin, and no sg on PATH that says it is ast-grep"
 			p.Install = "npm install -g @ast-grep/cli"
 		} else {
 			p.Error = err.Error()
@@ -196,9 +206,48 @@ func findAstGrep(ctx context.Context, o Options) Program {
 	return p
 }
 
+// plugins are where the project's and the global OpenCode plugin go, or
+// why that cannot be known.
+type plugins struct {
+	project, global       string
+	projectErr, globalErr error
+}
+
+func findPlugins(o Options) plugins {
+	var pp plugins
+	pp.project, _, pp.projectErr = install.OpenCodePath(o.Dir, false, o.Getenv)
+	pp.global, _, pp.globalErr = install.OpenCodePath(o.Dir, true, o.Getenv)
+	return pp
+}
+
+// nodeBins are the node_modules/.bin directories the plugin passes slim
+// for dir: dir's own, the project top's (the worktree), and the one
+// beside each plugin's config directory, whether or not the plugin is
+// installed there yet.
+func (pp plugins) nodeBins(dir string) []string {
+	out := []string{filepath.Join(dir, "node_modules", ".bin")}
+	add := func(d string) {
+		for _, have := range out {
+			if have == d {
+				return
+			}
+		}
+		out = append(out, d)
+	}
+	if pp.projectErr == nil {
+		config := filepath.Dir(filepath.Dir(pp.project)) // <top>/.opencode
+		add(filepath.Join(filepath.Dir(config), "node_modules", ".bin"))
+		add(filepath.Join(config, "node_modules", ".bin"))
+	}
+	if pp.globalErr == nil {
+		add(filepath.Join(filepath.Dir(filepath.Dir(pp.global)), "node_modules", ".bin"))
+	}
+	return out
+}
+
 // installs reports the project plugin, the global plugin and the git
 // hook shims for o.Dir.
-func installs(o Options) []Install {
+func installs(o Options, pp plugins) []Install {
 	var out []Install
 	add := func(what string, s install.Status, err error) {
 		if err != nil {
@@ -208,16 +257,18 @@ func installs(o Options) []Install {
 		out = append(out, Install{What: what, Path: s.Path, State: s.State, Note: s.Note})
 	}
 	var project, global install.Status
-	if p, _, err := install.OpenCodePath(o.Dir, false, o.Getenv); err != nil {
-		add("OpenCode plugin", install.Status{}, err)
+	if pp.projectErr != nil {
+		add("OpenCode plugin", install.Status{}, pp.projectErr)
 	} else {
-		project, err = install.PluginStatus(p)
+		var err error
+		project, err = install.PluginStatus(pp.project)
 		add("OpenCode plugin", project, err)
 	}
-	if p, _, err := install.OpenCodePath(o.Dir, true, o.Getenv); err != nil {
-		add("OpenCode plugin, global", install.Status{}, err)
+	if pp.globalErr != nil {
+		add("OpenCode plugin, global", install.Status{}, pp.globalErr)
 	} else {
-		global, err = install.PluginStatus(p)
+		var err error
+		global, err = install.PluginStatus(pp.global)
 		add("OpenCode plugin, global", global, err)
 	}
 	if isSlims(project.State) && isSlims(global.State) {
