@@ -3,6 +3,7 @@ package search
 import (
 	"context"
 	"fmt"
+	"path/filepath"
 	"sort"
 	"strings"
 	"testing"
@@ -125,5 +126,33 @@ func TestFallbackDiffersFromRipgrepOnUnicodeClasses(t *testing.T) {
 	r, f = grepBoth(t, rg, root, `na\pL+ve`, "", false)
 	if r.Total != 1 || f.Total != 1 {
 		t.Fatalf(`na\pL+ve: ripgrep found %d, the fallback %d; want 1 and 1`, r.Total, f.Total)
+	}
+}
+
+// A worktree lane under .slim/worktrees is hidden from git by .gitignore
+// and brought back for searches by .ignore negations; both engines must
+// find it, or the host's lanes vanish from every search.
+func TestWorktreeLanesReIncludedByIgnoreAreSearched(t *testing.T) {
+	rg := needRg(t)
+	root := polyglotTree(t)
+	lane := filepath.Join(root, ".slim", "worktrees", "lane", "lane.go")
+	r, f := grepBoth(t, rg, root, "needle in lane", "", false)
+	for name, res := range map[string]*GrepResult{"ripgrep": r, "the fallback": f} {
+		if res.Total != 1 || res.Matches[0].Path != lane {
+			t.Errorf("grep with %s: %+v, want the one line in %s", name, res.Matches, lane)
+		}
+	}
+	target, err := ResolveTarget("glob", "", TargetOptions{Directory: root})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, engine := range []*Ripgrep{rg, nil} {
+		res, err := Glob(context.Background(), GlobOptions{Pattern: "lane.go", Target: target, Limit: 100, Ripgrep: engine})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if res.Total != 1 || res.Files[0] != lane {
+			t.Errorf("glob with ripgrep=%v: %v, want %s", engine != nil, res.Files, lane)
+		}
 	}
 }
