@@ -62,6 +62,16 @@ func Locate(opts LocateOptions) (Binary, error) {
 			return Binary{}, newErr(Missing, CodeNotInstalled,
 				fmt.Sprintf("ast-grep not found: SLIM_AST_GREP names %s, which is not an executable file; fix the variable or unset it, or %s", opts.Explicit, InstallHint), nil)
 		}
+		// A binary named sg is held to the same test as sg on PATH, even
+		// when named: Debian's sg is newgrp.
+		if isSg(p) {
+			v, ok := probeVersion(p, opts.VersionTimeout)
+			if !ok {
+				return Binary{}, newErr(Missing, CodeNotInstalled,
+					fmt.Sprintf("ast-grep not found: SLIM_AST_GREP names %s, whose --version does not say ast-grep (on Debian and its derivatives sg is newgrp); point it at the ast-grep binary, or %s", opts.Explicit, InstallHint), nil)
+			}
+			return Binary{Path: p, Version: v, Source: "SLIM_AST_GREP"}, nil
+		}
 		return Binary{Path: p, Source: "SLIM_AST_GREP"}, nil
 	}
 	if p, err := extprog.Look("ast-grep", opts.Path); err == nil {
@@ -103,6 +113,15 @@ func probeVersion(bin string, timeout time.Duration) (string, bool) {
 	}
 	line, err := extprog.Version(context.Background(), bin, []string{"--version"}, timeout)
 	return line, err == nil && strings.HasPrefix(line, "ast-grep")
+}
+
+// isSg reports whether p's file name is sg (sg.exe on Windows).
+func isSg(p string) bool {
+	base := filepath.Base(p)
+	if runtime.GOOS == "windows" {
+		base = strings.TrimSuffix(strings.ToLower(base), ".exe")
+	}
+	return base == "sg"
 }
 
 func exeName(base string) string {

@@ -262,6 +262,21 @@ echo "Usage: newgrp [-] [group]"; exit 1`, marker))
 	if err != nil || b.Path != sg || b.Version != "ast-grep 0.51.1" || b.Source != "sg on PATH" {
 		t.Fatalf("real sg: %+v %v", b, err)
 	}
+	// Named in SLIM_AST_GREP, by path or by name, sg is held to the same
+	// test.
+	for _, explicit := range []string{filepath.Join(newgrp, "sg"), "sg"} {
+		_, err = Locate(LocateOptions{Explicit: explicit, Path: newgrp})
+		if e, ok := search.AsError(err); !ok || e.Kind != Missing || !strings.Contains(e.Message, "newgrp") {
+			t.Fatalf("SLIM_AST_GREP=%s (newgrp) taken for ast-grep: %v", explicit, err)
+		}
+	}
+	if _, err := os.Stat(marker); err == nil {
+		t.Fatal("sg named in SLIM_AST_GREP was run without --version")
+	}
+	b, err = Locate(LocateOptions{Explicit: sg})
+	if err != nil || b.Path != sg || b.Version != "ast-grep 0.51.1" || b.Source != "SLIM_AST_GREP" {
+		t.Fatalf("SLIM_AST_GREP naming a real sg: %+v %v", b, err)
+	}
 	// A hanging sg is given up on.
 	hang := filepath.Join(dir, "hang")
 	os.Mkdir(hang, 0o755)
