@@ -440,3 +440,38 @@ func TestQueryValidation(t *testing.T) {
 		t.Error("a negative context accepted")
 	}
 }
+
+// Containment is decided before ast-grep starts: a path or glob root
+// outside the workspace never reaches it.
+func TestReplaceChecksContainmentBeforeAstGrepRuns(t *testing.T) {
+	q := fakeQuery(t, `touch "$0.ran"; echo '[]'`)
+	outside := t.TempDir()
+	for _, tc := range []struct {
+		name         string
+		paths, globs []string
+	}{
+		{"a path", []string{outside}, nil},
+		{"a relative path", []string{".."}, nil},
+		{"a glob root", nil, []string{outside + "/**/*.go"}},
+		{"an excluding glob root", nil, []string{"!" + outside + "/*.go"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			o := ReplaceOptions{Query: q, Rewrite: "x"}
+			o.Paths, o.Globs = tc.paths, tc.globs
+			_, err := Replace(context.Background(), o)
+			if e, ok := search.AsError(err); !ok || e.Kind != Blocked {
+				t.Fatalf("got %v, want blocked", err)
+			}
+			if _, err := os.Stat(q.Binary + ".ran"); err == nil {
+				t.Fatal("ast-grep ran before the containment check")
+			}
+		})
+	}
+	// Inside, it runs.
+	if _, err := Replace(context.Background(), ReplaceOptions{Query: q, Rewrite: "x"}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat(q.Binary + ".ran"); err != nil {
+		t.Fatal("ast-grep did not run for a replace inside the workspace")
+	}
+}
