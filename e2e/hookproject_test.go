@@ -110,9 +110,7 @@ func newHookProject(t *testing.T, bin string, files map[string]string, install s
 	for _, d := range dirs {
 		mustMkdir(t, d)
 	}
-	if err := os.Symlink(slimBinary(t), filepath.Join(p.pathDir, "slim")); err != nil {
-		t.Fatal(err)
-	}
+	p.putSlim()
 	for rel, content := range files {
 		full := filepath.Join(p.dir, filepath.FromSlash(rel))
 		mustMkdir(t, filepath.Dir(full))
@@ -123,6 +121,57 @@ func newHookProject(t *testing.T, bin string, files map[string]string, install s
 	p.git("add", "-A")
 	p.git("commit", "-q", "-m", "initial")
 	return p
+}
+
+// putSlim puts the `slim` the hook command runs into pathDir: a link to the
+// binary under test, or, when SLIM_E2E_RECORD names a directory, a script
+// that first keeps each hook request in <dir>/<test>/ and then hands it to
+// that binary. With the run over, the project's paths in the kept requests
+// are replaced by $ROOT (the project), $OUT (the directory beside it) and
+// $HOME, the placeholders of the adapters' testdata, and the rest of the
+// test's directory by $BASE: the requests the real hosts sent become
+// hooks/<host>/testdata/recorded/.
+func (p *hookProject) putSlim() {
+	t := p.t
+	t.Helper()
+	bin := slimBinary(t)
+	dst := filepath.Join(p.pathDir, "slim")
+	rec := os.Getenv("SLIM_E2E_RECORD")
+	if rec == "" {
+		if err := os.Symlink(bin, dst); err != nil {
+			t.Fatal(err)
+		}
+		return
+	}
+	dir, err := filepath.Abs(filepath.Join(rec, unsafeName.ReplaceAllString(t.Name(), "_")))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.RemoveAll(dir); err != nil {
+		t.Fatal(err)
+	}
+	mustMkdir(t, dir)
+	// The requests are named by when they arrived, so that a listing is
+	// the order the host sent them in.
+	script := fmt.Sprintf("#!/bin/sh\ncase \"$1\" in hook) ;; *) exec '%s' \"$@\" ;; esac\n"+
+		"f='%s'/$(date +%%s%%N)-$$.json\ncat >\"$f\"\nexec '%s' \"$@\" <\"$f\"\n", bin, dir, bin)
+	if err := os.WriteFile(dst, []byte(script), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		files, _ := filepath.Glob(filepath.Join(dir, "*.json"))
+		// The root last: the three above are inside it.
+		r := strings.NewReplacer(p.dir, "$ROOT", p.outside, "$OUT", p.home, "$HOME", p.root, "$BASE")
+		for _, f := range files {
+			b, err := os.ReadFile(f)
+			if err != nil {
+				t.Error(err)
+				continue
+			}
+			mustWrite(t, f, r.Replace(string(b)))
+		}
+		t.Logf("SLIM_E2E_RECORD: %d hook requests kept in %s", len(files), dir)
+	})
 }
 
 func (p *hookProject) env() []string {

@@ -49,6 +49,10 @@ func (p *project) answer(t *testing.T, name string) Output {
 	return p.a.Handle(context.Background(), in)
 }
 
+// TestDocumentedPayloads answers the requests of testdata, written in the
+// documented shape, and those of testdata/recorded, which the real Claude
+// Code sent slim's hooks in the end-to-end runs (the README there says how
+// they are recorded again).
 func TestDocumentedPayloads(t *testing.T) {
 	cases := []struct {
 		payload  string
@@ -72,6 +76,13 @@ func TestDocumentedPayloads(t *testing.T) {
 		{"post_bash", "", ""},
 		{"post_write", "", ""},
 		{"session_end", "", ""},
+		{"recorded/pre_write_outside", "deny", "Write blocked: patch contains path outside workspace root"},
+		{"recorded/pre_notebookedit_outside", "deny", "NotebookEdit blocked: patch contains path outside workspace root"},
+		{"recorded/pre_edit_inside", "", ""},
+		{"recorded/post_edit", "", ""},
+		{"recorded/pre_read", "", ""},
+		{"recorded/post_read", "", ""},
+		{"recorded/post_read_notebook", "", ""},
 	}
 	for _, c := range cases {
 		t.Run(c.payload, func(t *testing.T) {
@@ -112,15 +123,22 @@ func TestPassthroughAsksOnlyForSpelledOutsideTargets(t *testing.T) {
 // The loop guard counts in PostToolUse on tool_input: identical Read
 // results get the notice as additionalContext from the 3rd, and the
 // PreToolUse of the next identical Read after the 5th is denied; a
-// different input breaks the run.
+// different input breaks the run. Both with the documented requests and
+// with those a real Claude Code sent.
 func TestLoopGuardThroughClaudeCode(t *testing.T) {
+	for _, dir := range []string{"", "recorded/"} {
+		t.Run("testdata/"+dir, func(t *testing.T) { testLoopGuardThroughClaudeCode(t, dir) })
+	}
+}
+
+func testLoopGuardThroughClaudeCode(t *testing.T, dir string) {
 	p := newProject(t)
 	var notices []bool
 	for i := 0; i < 5; i++ {
-		if got := p.answer(t, "pre_read").Decision(); got != "" {
+		if got := p.answer(t, dir+"pre_read").Decision(); got != "" {
 			t.Fatalf("read %d refused early: %q", i+1, got)
 		}
-		out := p.answer(t, "post_read")
+		out := p.answer(t, dir+"post_read")
 		has := out.HookSpecificOutput != nil && strings.Contains(out.HookSpecificOutput.AdditionalContext, loopguard.Marker)
 		if has && out.HookSpecificOutput.HookEventName != PostToolUse {
 			t.Fatalf("notice under %q", out.HookSpecificOutput.HookEventName)
@@ -130,12 +148,12 @@ func TestLoopGuardThroughClaudeCode(t *testing.T) {
 	if want := []bool{false, false, true, true, true}; !slices.Equal(notices, want) {
 		t.Fatalf("notices %v, want %v", notices, want)
 	}
-	out := p.answer(t, "pre_read")
+	out := p.answer(t, dir+"pre_read")
 	if out.Decision() != "deny" || !strings.Contains(out.HookSpecificOutput.PermissionDecisionReason, "Refusing to execute") {
 		t.Fatalf("6th identical read: %+v, want the loop refusal", out.HookSpecificOutput)
 	}
 	// Another file: not the same call.
-	in, _ := Decode(p.payload(t, "pre_read"))
+	in, _ := Decode(p.payload(t, dir+"pre_read"))
 	in.ToolInput["file_path"] = filepath.Join(p.root, "docs", "other.md")
 	if got := p.a.Handle(context.Background(), in).Decision(); got != "" {
 		t.Fatalf("a different read is refused: %q", got)

@@ -58,6 +58,10 @@ func (p *project) answer(t *testing.T, name string) Answer {
 	return p.a.Handle(context.Background(), p.decode(t, name))
 }
 
+// TestDocumentedPayloads answers the requests of testdata, written in the
+// documented shape, and those of testdata/recorded, which the real Codex
+// CLI sent slim's hooks in the end-to-end runs (the README there says how
+// they are recorded again).
 func TestDocumentedPayloads(t *testing.T) {
 	cases := []struct {
 		payload string
@@ -78,6 +82,10 @@ func TestDocumentedPayloads(t *testing.T) {
 		{"post_apply_patch", "pass", ""},
 		{"post_mcp", "pass", ""},
 		{"session_start", "pass", ""},
+		{"recorded/pre_apply_patch_stale", "rewrite", ""},
+		{"recorded/pre_apply_patch_outside", "deny", "apply_patch blocked: patch contains path outside workspace root"},
+		{"recorded/post_apply_patch", "pass", ""},
+		{"recorded/post_bash", "pass", ""},
 	}
 	for _, c := range cases {
 		t.Run(c.payload, func(t *testing.T) {
@@ -109,8 +117,14 @@ func TestDocumentedPayloads(t *testing.T) {
 // curly quotes and trailing blanks, so Codex changes only the print line,
 // and the rewritten patch is one slim then passes unchanged.
 func TestStalePatchRescuedAsUpdatedInput(t *testing.T) {
+	for _, name := range []string{"pre_apply_patch_stale", "recorded/pre_apply_patch_stale"} {
+		t.Run(name, func(t *testing.T) { testStalePatchRescued(t, name) })
+	}
+}
+
+func testStalePatchRescued(t *testing.T, name string) {
 	p := newProject(t)
-	ans := p.answer(t, "pre_apply_patch_stale")
+	ans := p.answer(t, name)
 	s := ans.Output.HookSpecificOutput
 	if s.HookEventName != PreToolUse || s.PermissionDecision != "allow" {
 		t.Fatalf("answer %+v, want PreToolUse allow", s)
@@ -122,7 +136,7 @@ func TestStalePatchRescuedAsUpdatedInput(t *testing.T) {
 	if len(s.UpdatedInput) != 1 {
 		t.Fatalf("updatedInput %v: want only command", s.UpdatedInput)
 	}
-	in := p.decode(t, "pre_apply_patch_stale")
+	in := p.decode(t, name)
 	in.ToolInput["command"] = want
 	if again := p.a.Handle(context.Background(), in); again.Deny != "" || again.Output != nil {
 		t.Fatalf("the rescued patch is not passed as it is: %+v", again)
@@ -192,6 +206,21 @@ func TestLoopGuardThroughCodex(t *testing.T) {
 	in.ToolInput["command"] = "ls -la docs"
 	if ans := p.a.Handle(context.Background(), in); ans.Output != nil {
 		t.Fatalf("a different command gets a notice: %+v", ans.Output.HookSpecificOutput)
+	}
+}
+
+// The Bash results a real Codex CLI sent (PostToolUse only: the
+// installer's PreToolUse matcher names apply_patch alone) get the notice
+// from the 3rd identical one.
+func TestRecordedBashResultsNoticed(t *testing.T) {
+	p := newProject(t)
+	for i := 0; i < 4; i++ {
+		ans := p.answer(t, "recorded/post_bash")
+		has := ans.Output != nil && ans.Output.HookSpecificOutput.HookEventName == PostToolUse &&
+			strings.Contains(ans.Output.HookSpecificOutput.AdditionalContext, loopguard.Marker)
+		if has != (i >= 2) || ans.Deny != "" {
+			t.Fatalf("result %d: notice %v, refusal %q; want a notice from the 3rd and no refusal", i+1, has, ans.Deny)
+		}
 	}
 }
 

@@ -43,6 +43,10 @@ func (p *project) answer(t *testing.T, name string) Output {
 	return p.a.Handle(context.Background(), p.decode(t, name))
 }
 
+// TestDocumentedPayloads answers the requests of testdata, written in the
+// documented shape, and those of testdata/recorded, which the real Gemini
+// CLI sent slim's hooks in the end-to-end runs (the README there says how
+// they are recorded again).
 func TestDocumentedPayloads(t *testing.T) {
 	cases := []struct {
 		payload  string
@@ -66,6 +70,9 @@ func TestDocumentedPayloads(t *testing.T) {
 		{"post_write_file", "", ""},
 		{"post_mcp", "", ""},
 		{"session_start", "", ""},
+		{"recorded/pre_write_file_outside", "deny", "write_file blocked: patch contains path outside workspace root"},
+		{"recorded/pre_read_file", "", ""},
+		{"recorded/post_read_file", "", ""},
 	}
 	for _, c := range cases {
 		t.Run(c.payload, func(t *testing.T) {
@@ -143,14 +150,21 @@ func TestSearchReanchoredAsDirPath(t *testing.T) {
 	}
 }
 
+// Both with the documented requests and with those a real Gemini CLI sent.
 func TestLoopGuardThroughGemini(t *testing.T) {
+	for _, dir := range []string{"", "recorded/"} {
+		t.Run("testdata/"+dir, func(t *testing.T) { testLoopGuardThroughGemini(t, dir) })
+	}
+}
+
+func testLoopGuardThroughGemini(t *testing.T, dir string) {
 	p := newProject(t)
 	var notices []bool
 	for i := 0; i < 5; i++ {
-		if got := p.answer(t, "pre_read_file").Decision; got != "" {
+		if got := p.answer(t, dir+"pre_read_file").Decision; got != "" {
 			t.Fatalf("read %d refused early: %q", i+1, got)
 		}
-		out := p.answer(t, "post_read_file")
+		out := p.answer(t, dir+"post_read_file")
 		has := out.HookSpecificOutput != nil && strings.Contains(out.HookSpecificOutput.AdditionalContext, loopguard.Marker)
 		if has && out.HookSpecificOutput.HookEventName != AfterTool {
 			t.Fatalf("notice under %q", out.HookSpecificOutput.HookEventName)
@@ -160,10 +174,10 @@ func TestLoopGuardThroughGemini(t *testing.T) {
 	if want := []bool{false, false, true, true, true}; !slices.Equal(notices, want) {
 		t.Fatalf("notices %v, want %v", notices, want)
 	}
-	if out := p.answer(t, "pre_read_file"); out.Decision != "deny" || !strings.Contains(out.Reason, "Refusing to execute") {
+	if out := p.answer(t, dir+"pre_read_file"); out.Decision != "deny" || !strings.Contains(out.Reason, "Refusing to execute") {
 		t.Fatalf("6th identical read: %+v, want the loop refusal", out)
 	}
-	in := p.decode(t, "pre_read_file")
+	in := p.decode(t, dir+"pre_read_file")
 	in.ToolInput["file_path"] = filepath.Join(p.w.Root, "docs", "other.md")
 	if got := p.a.Handle(context.Background(), in).Decision; got != "" {
 		t.Fatalf("a different read is refused: %q", got)

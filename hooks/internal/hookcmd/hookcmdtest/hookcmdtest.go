@@ -1,6 +1,6 @@
 // Package hookcmdtest holds what the tests of the command-hook adapters
 // share: a workspace to run payloads against and the fuzz seeds read from
-// a host's documented-shape payloads.
+// a host's payloads.
 package hookcmdtest
 
 import (
@@ -59,11 +59,13 @@ func (w *Workspace) Payload(t *testing.T, name string) []byte {
 	return []byte(strings.NewReplacer("$ROOT", w.Root, "$OUT", w.Out, "$HOME", w.Home).Replace(string(b)))
 }
 
-// Seed adds to f every payload in dir (*.json), whole and cut in half,
-// and then each of extra.
+// Seed adds to f every payload in dir and in dir/recorded (*.json), whole
+// and cut in half, and then each of extra.
 func Seed(f *testing.F, dir string, extra ...string) {
 	f.Helper()
 	files, _ := filepath.Glob(filepath.Join(dir, "*.json"))
+	recorded, _ := filepath.Glob(filepath.Join(dir, "recorded", "*.json"))
+	files = append(files, recorded...)
 	for _, name := range files {
 		b, err := os.ReadFile(name)
 		if err != nil {
