@@ -91,7 +91,7 @@ func (p *claudeProject) run(script ...fp.Turn) *claudeRun {
 		host: "claude", run: "claude -p",
 		args: []string{"-p", "do it", "--output-format", "stream-json", "--verbose",
 			"--model", "claude-sonnet-4-5", "--no-session-persistence", "--strict-mcp-config",
-			"--allowedTools", "Read,Write,Edit,MultiEdit",
+			"--allowedTools", "Read,Write,Edit,MultiEdit,NotebookEdit",
 			"--debug-file", filepath.Join(p.root, "claude-debug.log")},
 		env:       []string{"ANTHROPIC_BASE_URL=" + srv.BaseURL()},
 		timeout:   claudeRunTimeout,
@@ -208,5 +208,63 @@ func TestClaudeDriftedEditNeverReachesHooks(t *testing.T) {
 	want := strings.Replace(before, "return message", "return None", 1)
 	if got, _ := os.ReadFile(path); string(got) != want {
 		t.Errorf("greet.py\n got %q\nwant %q", got, want)
+	}
+}
+
+// TestClaudeOutsideNotebookEditDenied: a NotebookEdit of a notebook beside
+// the project (read first, as Claude Code requires) is denied by slim's
+// PreToolUse hook; the notebook is left as it was and the model is told
+// slim's reason.
+func TestClaudeOutsideNotebookEditDenied(t *testing.T) {
+	p := newClaudeProject(t, map[string]string{"a.txt": "a\n"})
+	const notebook = `{"cells":[{"cell_type":"code","id":"c1","metadata":{},"source":["x = 1"],"outputs":[],"execution_count":null}],"metadata":{},"nbformat":4,"nbformat_minor":5}`
+	nb := filepath.Join(p.outside, "n.ipynb")
+	mustWrite(t, nb, notebook)
+	r := p.run(
+		fp.Calls(fp.Call("Read", map[string]string{"file_path": nb})),
+		fp.Calls(fp.Call("NotebookEdit", map[string]string{"notebook_path": nb, "cell_id": "c1", "new_source": "x = 2", "edit_mode": "replace"})),
+		fp.Text("done"),
+	)
+	if r.exitErr != nil {
+		t.Fatalf("claude -p failed: %v", r.exitErr)
+	}
+	if tr := r.result(t, 0, 0); tr.IsError || !strings.Contains(tr.Content, "x = 1") {
+		t.Errorf("the Read of the notebook did not run: %q", tr.Content)
+	}
+	if tr := r.result(t, 1, 0); !tr.IsError || !strings.Contains(tr.Content, "NotebookEdit blocked") || !strings.Contains(tr.Content, "outside") {
+		t.Errorf("the model was not told slim's reason; it got %q", tr.Content)
+	}
+	if got, _ := os.ReadFile(nb); string(got) != notebook {
+		t.Errorf("the notebook beside the project was changed:\n%s", got)
+	}
+}
+
+// TestClaudeOffersNoGrepOrGlob pins down why slim's grep/glob path
+// pre-check does not act in this Claude Code release: it offers the model
+// no Grep and no Glob tool (searches go through Bash) and answers such a
+// call "No such tool available" itself, so no hook is asked, even for a
+// path that does not exist. When a release offers them again, this test
+// fails: turn it into a test that a missing path is refused by slim.
+func TestClaudeOffersNoGrepOrGlob(t *testing.T) {
+	p := newClaudeProject(t, map[string]string{"src/a.go": "package a\n\nfunc Alpha() {}\n"})
+	r := p.run(
+		fp.Calls(fp.Call("Grep", map[string]string{"pattern": "Alpha", "path": filepath.Join(p.dir, "no", "such")})),
+		fp.Calls(fp.Call("Glob", map[string]string{"pattern": "**/*.go", "path": filepath.Join(p.dir, "no", "such")})),
+		fp.Text("done"),
+	)
+	if r.exitErr != nil {
+		t.Fatalf("claude -p failed: %v", r.exitErr)
+	}
+	for turn, tool := range []string{"Grep", "Glob"} {
+		if tr := r.result(t, turn, 0); !tr.IsError || !strings.Contains(tr.Content, "No such tool available: "+tool) {
+			t.Errorf("Claude Code now runs %s (the model got %q): test slim's path pre-check through it here", tool, tr.Content)
+		}
+	}
+	debug, err := os.ReadFile(filepath.Join(p.root, "claude-debug.log"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if bytes.Contains(debug, []byte("PreToolUse:Grep")) || bytes.Contains(debug, []byte("PreToolUse:Glob")) {
+		t.Errorf("slim's PreToolUse ran for Grep or Glob: Claude Code now asks the hooks about them; test the pre-check here")
 	}
 }
