@@ -41,6 +41,12 @@ func TestEditRescue(t *testing.T) {
 			wantOld: "\tif x {\n\t\treturn 1\n\t}\n", wantNew: "\tif x {\n\t\treturn 2\n\t}\n",
 		},
 		{
+			name:    "indentation: a prefix the edit lost; every new line gets it, a blank one stays blank",
+			content: "class A:\n    def f(self):\n        return 1\n",
+			old:     "def f(self):\n    return 1\n", new: "def f(self):\n    return 2\n\ndef g(self):\n    pass\n",
+			wantOld: "    def f(self):\n        return 1\n", wantNew: "    def f(self):\n        return 2\n\n    def g(self):\n        pass\n",
+		},
+		{
 			name: "an old_string in the file as written is Claude Code's own case",
 			old:  "    print(message)\n", new: "    print(message.upper())\n",
 		},
