@@ -187,7 +187,7 @@ func (c *client) walk(ctx context.Context, start *whatwg.Url, allowed map[string
 		}
 		discard(resp)
 		if n+1 >= MaxRedirects {
-			return nil, newErr(Failed, CodeTooManyRedirects, fmt.Sprintf("Too many redirects (exceeded %d)", MaxRedirects), nil)
+			return nil, tooManyRedirects()
 		}
 		loc := resp.Header.Get("Location")
 		if loc == "" {
@@ -205,6 +205,12 @@ func (c *client) walk(ctx context.Context, start *whatwg.Url, allowed map[string
 		}
 		cur = next
 	}
+}
+
+// tooManyRedirects is the error of a walk whose MaxRedirects-th request
+// asked for another redirect, by HTTP or by a client-side refresh.
+func tooManyRedirects() error {
+	return newErr(Failed, CodeTooManyRedirects, fmt.Sprintf("Too many redirects (exceeded %d)", MaxRedirects), nil)
 }
 
 // discard drops a response body (bounded) so the connection can be reused.

@@ -285,7 +285,12 @@ func (f *fetcher) response(ctx context.Context, w *walked, upgraded bool) (any, 
 		e.Upgraded, e.Filename = upgraded, base.Filename
 		return e, nil
 	}
-	if next := metaRefresh(dec.Text, w.finalURL); next != nil && len(w.chain)+1 < MaxRedirects {
+	if next := metaRefresh(dec.Text, w.finalURL); next != nil {
+		// This page was request len(w.chain)+1 of the walk; a refresh
+		// counts like a 3xx, so the last request may not ask for another.
+		if len(w.chain)+1 >= MaxRedirects {
+			return nil, tooManyRedirects()
+		}
 		h := hop{from: href(w.finalURL), to: href(next), status: "refresh"}
 		chain := append(append([]hop(nil), w.chain...), h)
 		if !allowedHop(w.finalURL, next, f.allowed) || next.Host() != w.finalURL.Host() {
