@@ -171,14 +171,19 @@ func TestCharsets(t *testing.T) {
 	}
 }
 
+// A body without Content-Length is cut at 10 MiB and read no further: the
+// server, which would send 64 MiB, gets no more than the limit and what
+// the connection's buffers held when slim hung up.
 func TestLargeBodyIsCutAtTheLimit(t *testing.T) {
 	var sent atomic.Int64
+	done := make(chan struct{})
 	w := newWorld(t)
 	w.https("site.example.com", http.HandlerFunc(func(rw http.ResponseWriter, r *http.Request) {
+		defer close(done)
 		rw.Header().Set("Content-Type", "text/html")
 		rw.(http.Flusher).Flush() // no Content-Length
 		chunk := []byte("<p>" + strings.Repeat("word ", 200) + "</p>\n")
-		for sent.Load() < 12<<20 {
+		for sent.Load() < 64<<20 {
 			n, err := rw.Write(chunk)
 			sent.Add(int64(n))
 			if err != nil {
@@ -193,6 +198,14 @@ func TestLargeBodyIsCutAtTheLimit(t *testing.T) {
 	wantContains(t, res.Output, "truncated: true")
 	if !strings.HasSuffix(res.Output, "[..content truncated..]") {
 		t.Errorf("output does not end with the truncation mark: ...%s", res.Output[max(0, len(res.Output)-200):])
+	}
+	select {
+	case <-done:
+	case <-time.After(10 * time.Second):
+		t.Fatal("the server is still sending: the body was not closed at the limit")
+	}
+	if n := sent.Load(); n > 24<<20 {
+		t.Errorf("the server sent %d MiB: the body was read past the 10 MiB limit", n>>20)
 	}
 }
 
