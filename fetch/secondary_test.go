@@ -108,3 +108,68 @@ func TestSecondaryModel(t *testing.T) {
 		wantContains(t, w.mustFetch(req("https://site.example.com/", prompt("   "))).Output, `secondary_model_skipped_reason: "no_prompt"`)
 	})
 }
+
+// The transport: the OpenCode server when the host passed its address
+// (even with an OpenAI-compatible endpoint in the environment), else that
+// endpoint; SLIM_FETCH_MODEL_BACKEND (Backend) overrides the choice, and a
+// backend without its address is no model at all.
+func TestSecondaryModelTransport(t *testing.T) {
+	cases := []struct {
+		name              string
+		opencode, openai  bool
+		backend           string
+		wantOpenCode      bool
+		wantOpenAI        bool
+		wantSkippedReason string
+	}{
+		{name: "the host's server wins", opencode: true, openai: true, wantOpenCode: true, wantSkippedReason: "secondary_model_failed"},
+		{name: "else the environment's endpoint", openai: true, wantOpenAI: true},
+		{name: "the backend setting overrides", opencode: true, openai: true, backend: "openai", wantOpenAI: true},
+		{name: "opencode without its address", openai: true, backend: "opencode", wantSkippedReason: "no_secondary_model_configured"},
+		{name: "none", opencode: true, openai: true, backend: "none", wantSkippedReason: "no_secondary_model_configured"},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			w := newWorld(t)
+			f := &fakeOpenAI{answers: map[string]string{"m": "Answer"}}
+			withModel(w, f, "p/m")
+			if !c.openai {
+				w.cfg.Model.OpenAIBaseURL = ""
+			}
+			// A host server that refuses everything: reaching it at all is
+			// what this test looks for.
+			var hostCalls []string
+			var mu sync.Mutex
+			host := httptest.NewServer(http.HandlerFunc(func(rw http.ResponseWriter, r *http.Request) {
+				mu.Lock()
+				hostCalls = append(hostCalls, r.Method+" "+r.URL.Path)
+				mu.Unlock()
+				http.Error(rw, "no", 500)
+			}))
+			t.Cleanup(host.Close)
+			if c.opencode {
+				w.cfg.Model.OpenCodeURL = host.URL
+				w.cfg.Model.SessionID = "ses_caller"
+			}
+			w.cfg.Model.Backend = c.backend
+			w.https("site.example.com", htmlPage(longPage(200)))
+			res := w.mustFetch(req("https://site.example.com/", prompt("what?")))
+			mu.Lock()
+			reached := len(hostCalls) > 0
+			first := strings.Join(hostCalls, ", ")
+			mu.Unlock()
+			if reached != c.wantOpenCode || c.wantOpenCode && !strings.HasPrefix(first, "GET /experimental/tool/ids") {
+				t.Errorf("the OpenCode server saw %q, want it reached: %v", first, c.wantOpenCode)
+			}
+			if (f.calls() > 0) != c.wantOpenAI {
+				t.Errorf("the OpenAI endpoint answered %d calls, want it reached: %v", f.calls(), c.wantOpenAI)
+			}
+			if c.wantOpenAI {
+				wantContains(t, res.Output, `secondary_model: "p/m"`)
+			}
+			if c.wantSkippedReason != "" {
+				wantContains(t, res.Output, `secondary_model_skipped_reason: "`+c.wantSkippedReason+`"`, "alpha beta")
+			}
+		})
+	}
+}
