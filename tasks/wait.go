@@ -197,6 +197,28 @@ func clearWaitFor(st *store.State, parent, messageID string) bool {
 	return cleared
 }
 
+// awaitsInput reports whether session waits on its user for an answer
+// the host knows of: a question its question tool asked or a permission
+// a tool call needs, both still pending. The host's lists are read, not
+// events, so an answer the hook never forwarded cannot leave the gate
+// shut. A list that cannot be read counts as a wait (fail closed).
+func (e *engine) awaitsInput(ctx context.Context, session string) bool {
+	for _, list := range []func(context.Context) ([]opencode.Pending, error){e.host.Questions, e.host.Permissions} {
+		rctx, cancel := e.readCtx(ctx)
+		pending, err := list(rctx)
+		cancel()
+		if err != nil {
+			return true
+		}
+		for _, p := range pending {
+			if p.SessionID == session {
+				return true
+			}
+		}
+	}
+	return false
+}
+
 // Gate answers whether a wake prompt may be sent to session now:
 // "allowed", or "blocked:<reason>".
 func Gate(ctx context.Context, cfg Config, sc HostScope, session string, wakesEnabled bool) (string, error) {
@@ -254,6 +276,9 @@ func Gate(ctx context.Context, cfg Config, sc HostScope, session string, wakesEn
 		if !cleared {
 			return "blocked:waiting_for_user", nil
 		}
+	}
+	if e.awaitsInput(ctx, session) {
+		return "blocked:input_wait", nil
 	}
 	snap := e.snapshot(ctx)
 	switch ob := snap.observe(session); {

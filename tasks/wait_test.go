@@ -1,6 +1,7 @@
 package tasks_test
 
 import (
+	"encoding/json"
 	"strings"
 	"testing"
 
@@ -176,6 +177,52 @@ func TestTheGateNeedsIncompleteTodosAnIdleParentAndCapsRepeatedWakes(t *testing.
 	h.env["SLIM_TASKS_WAKE"] = "0"
 	if g := h.gate(); g != "blocked:disabled" {
 		t.Fatalf("gate %s", g)
+	}
+}
+
+func TestTheGateStaysShutWhileTheParentWaitsOnAQuestionOrAPermission(t *testing.T) {
+	h := newHarness(t)
+	h.parentSession(opencodefake.Todo{ID: "1", Content: "a", Status: "pending"})
+	h.fake.AddSession(opencodefake.SessionSeed{ID: "ses_elsewhere"})
+	// Another session's question is not the parent's.
+	if _, err := h.fake.AskQuestion("ses_elsewhere", "Which database?"); err != nil {
+		t.Fatal(err)
+	}
+	q, err := h.fake.AskQuestion(parent, "Which database?")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if g := h.gate(); g != "blocked:input_wait" {
+		t.Fatalf("gate with a question pending: %s", g)
+	}
+	if err := h.fake.Answer(q.ID); err != nil {
+		t.Fatal(err)
+	}
+	p, err := h.fake.AskPermission(parent, "bash", "make deploy")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if g := h.gate(); g != "blocked:input_wait" {
+		t.Fatalf("gate with a permission pending: %s", g)
+	}
+	// Nothing was reserved while the parent waited: two wakes are still
+	// allowed once the user has answered.
+	if err := h.fake.Answer(p.ID); err != nil {
+		t.Fatal(err)
+	}
+	for i := range 2 {
+		if g := h.gate(); g != "allowed" {
+			t.Fatalf("wake %d after the answers: %s", i+1, g)
+		}
+	}
+	// A list the gate cannot read fails closed.
+	h.fake.Reset()
+	h.parentSession(opencodefake.Todo{ID: "2", Content: "b", Status: "pending"})
+	if err := h.fake.AddFaults(opencodefake.Fault{Method: "GET", Path: "/permission", Respond: &opencodefake.Response{Status: 500, Body: json.RawMessage(`{"error":"down"}`)}}); err != nil {
+		t.Fatal(err)
+	}
+	if g := h.gate(); g != "blocked:input_wait" {
+		t.Fatalf("gate when the permissions cannot be read: %s", g)
 	}
 }
 

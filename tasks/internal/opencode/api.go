@@ -71,6 +71,14 @@ type Todo struct {
 	Status  string `json:"status"`
 }
 
+// Pending is one request a session waits on its user for: a question
+// its question tool asked, or a permission a tool call needs. Only what
+// says whose it is is read.
+type Pending struct {
+	ID        string `json:"id"`
+	SessionID string `json:"sessionID"`
+}
+
 // Message is one transcript entry.
 type Message struct {
 	Info  MessageInfo `json:"info"`

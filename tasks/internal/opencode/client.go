@@ -126,6 +126,26 @@ func (c *Client) Todos(ctx context.Context, id string) ([]Todo, error) {
 	return out, err
 }
 
+// Questions lists the pending question requests of every session (GET
+// /question): a session's question tool asked its user something that is
+// not answered yet.
+func (c *Client) Questions(ctx context.Context) ([]Pending, error) {
+	return c.pending(ctx, "/question", "question")
+}
+
+// Permissions lists the pending permission requests of every session
+// (GET /permission): a tool call waits for the user to allow it.
+func (c *Client) Permissions(ctx context.Context) ([]Pending, error) {
+	return c.pending(ctx, "/permission", "permission")
+}
+
+func (c *Client) pending(ctx context.Context, path, what string) ([]Pending, error) {
+	var out []Pending
+	err := c.call(ctx, request{method: http.MethodGet, path: path, what: what},
+		func(raw []byte) (err error) { out, err = decodeList(raw, checkPending); return err })
+	return out, err
+}
+
 // Messages reads a session's transcript (GET /session/{id}/message), in
 // the server's order (by message id, so by creation time). A limit above
 // 0 keeps only the last limit messages; 0 reads them all. Anything but a

@@ -523,6 +523,35 @@ func TestAServerThatIsNotThereIsATransportError(t *testing.T) {
 	}
 }
 
+func TestPendingQuestionsAndPermissionsNameTheirSessions(t *testing.T) {
+	s, c := startFake(t, opencodefake.Options{}, Config{Directory: "/proj"})
+	seed(t, s, opencodefake.SessionSeed{ID: "ses_a"})
+	seed(t, s, opencodefake.SessionSeed{ID: "ses_b"})
+	ctx := testCtx(t)
+	if qs, err := c.Questions(ctx); err != nil || qs == nil || len(qs) != 0 {
+		t.Fatalf("Questions with none asked = %#v, %v; want an empty list", qs, err)
+	}
+	q, err := s.AskQuestion("ses_a", "Which database?")
+	if err != nil {
+		t.Fatal(err)
+	}
+	p, err := s.AskPermission("ses_b", "bash", "make deploy")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if qs, err := c.Questions(ctx); err != nil || len(qs) != 1 || qs[0] != (Pending{ID: q.ID, SessionID: "ses_a"}) {
+		t.Errorf("Questions = %+v, %v", qs, err)
+	}
+	if ps, err := c.Permissions(ctx); err != nil || len(ps) != 1 || ps[0] != (Pending{ID: p.ID, SessionID: "ses_b"}) {
+		t.Errorf("Permissions = %+v, %v", ps, err)
+	}
+	for _, path := range []string{"/question", "/permission"} {
+		if calls := s.CallsTo("GET", path); len(calls) == 0 || calls[len(calls)-1].Query.Get("directory") != "/proj" {
+			t.Errorf("%s calls %+v, want the directory named", path, calls)
+		}
+	}
+}
+
 func TestMalformedAnswers(t *testing.T) {
 	tests := []struct {
 		name  string
@@ -548,6 +577,10 @@ func TestMalformedAnswers(t *testing.T) {
 			func(c *Client) error { _, err := c.Messages(testCtx(t), "ses_m", 0); return err }, "invalid session message response"},
 		{"a synchronous answer that is not a message", respond("POST", "/session/*/message", 200, `true`),
 			func(c *Client) error { return c.SendMessage(testCtx(t), "ses_m", textPrompt("x")) }, "invalid session message response"},
+		{"a question that names no session", respond("GET", "/question", 200, `[{"id":"que_1","questions":[]}]`),
+			func(c *Client) error { _, err := c.Questions(testCtx(t)); return err }, "invalid question response"},
+		{"an object for the permissions", respond("GET", "/permission", 200, `{}`),
+			func(c *Client) error { _, err := c.Permissions(testCtx(t)); return err }, "invalid permission response"},
 		{"a health answer of the wrong type", respond("GET", "/global/health", 200, `{"healthy":"yes"}`),
 			func(c *Client) error { _, err := c.Health(testCtx(t)); return err }, "invalid health response"},
 	}

@@ -158,6 +158,14 @@ func decodeSession(raw []byte, s *Session) error {
 	return checkSession(*s)
 }
 
+// checkPending refuses a pending request that does not say whose it is.
+func checkPending(p Pending) error {
+	if p.ID == "" || p.SessionID == "" {
+		return errors.New("a pending request without an id or a sessionID")
+	}
+	return nil
+}
+
 func checkSession(s Session) error {
 	if s.ID == "" {
 		return errors.New("a session without an id")
