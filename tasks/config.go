@@ -147,10 +147,12 @@ const (
 	// CrashCaptured: the tool call journalled the op and took the lease,
 	// and dies before it starts the settler (nothing was sent).
 	CrashCaptured = "captured"
-	// CrashSent: the settler marked the op sent and dies before sending.
+	// CrashSent: the settler marked the op sent and dies before sending
+	// (for a launch, which sends its prompt itself: the tool call, once
+	// the job is recorded).
 	CrashSent = "sent"
-	// CrashAnswered: the host answered the settler, which dies before it
-	// records the outcome.
+	// CrashAnswered: the host answered the settler (or the launching tool
+	// call), which dies before it records the outcome.
 	CrashAnswered = "answered"
 )
 

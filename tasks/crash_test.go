@@ -5,7 +5,9 @@ package tasks_test
 import (
 	"strings"
 	"testing"
+	"time"
 
+	"github.com/slimgate/slim/fixtures/opencodefake"
 	"github.com/slimgate/slim/tasks"
 	"github.com/slimgate/slim/tasks/internal/store"
 )
@@ -206,6 +208,74 @@ func TestASettlerKilledAfterTheHostAnsweredIsResolvedByEvidenceOrNotAtAll(t *tes
 		h.reconcileNow()
 		if g := h.job(id).Generation; g != j.Generation {
 			t.Fatalf("the run was registered twice: %d -> %d", j.Generation, g)
+		}
+	})
+}
+
+// A launch sends its prompt itself, without a lease: the job is recorded
+// and the send marked before the prompt, so a launch killed on either
+// side of the prompt leaves a tracked task that observation settles by
+// what the host shows, and nothing sends the prompt again.
+func TestALaunchKilledAroundItsPromptLeavesATrackedTaskAndNeverResendsIt(t *testing.T) {
+	launchArgs := map[string]any{"description": "map auth", "subagent_type": "explorer", "prompt": "map auth"}
+	// launched kills the launch at point and returns the one child it
+	// created and recorded.
+	launched := func(h *harness, point string) string {
+		h.t.Helper()
+		if o := h.crashOnce(point, "task", launchArgs); o.code != -1 {
+			h.t.Fatalf("the launch did not die: %s", o)
+		}
+		jobs := allJobs(h.doc())
+		if len(jobs) != 1 || len(h.calls("POST", "/session")) != 1 {
+			h.t.Fatalf("%d jobs for %d created sessions, want the one child tracked", len(jobs), len(h.calls("POST", "/session")))
+		}
+		for id, j := range jobs {
+			if j.State != store.JobRunning || j.ParentSessionID != parent || j.Alias != "exp-1" {
+				h.t.Fatalf("job %+v", j)
+			}
+			if op := h.opOf(id, store.OpLaunch); op.Phase != store.PhaseSentUnknown {
+				h.t.Fatalf("launch op %+v, want sent_unknown", op)
+			}
+			return id
+		}
+		return ""
+	}
+	t.Run("before the prompt: stopped by two observations, never prompted", func(t *testing.T) {
+		h := newHarness(t)
+		id := launched(h, tasks.CrashSent)
+		t0 := time.Now()
+		h.reconcileNow()
+		// The dead launch's op protects nothing (it has no lease): it is
+		// settled as orphaned, for the journal to prune.
+		if op := h.opOf(id, store.OpLaunch); op.Phase != store.PhaseSettled || op.Outcome != store.OutcomeOrphaned {
+			t.Fatalf("the dead launch's op %+v, want settled as orphaned", op)
+		}
+		// Nothing ran: absent from the map twice, a grace apart.
+		sleepPast(t0, 400*time.Millisecond)
+		h.reconcileNow()
+		if j := h.job(id); j.State != store.JobStopped || !j.TerminalUnreconciled {
+			t.Fatalf("job %+v, want stopped", j)
+		}
+		if n := len(h.calls("POST", "/session/*/prompt_async")); n != 0 {
+			t.Fatalf("%d prompts after a launch killed before its prompt", n)
+		}
+		wantOut(t, h.tool("result", map[string]any{"task_id": id}), 1, "", "Task "+id+" has no confirmed completed result\n")
+	})
+	t.Run("after the host took the prompt: the run is confirmed, prompted once", func(t *testing.T) {
+		h := newHarness(t)
+		if err := h.fake.QueueRuns("", opencodefake.Run{Hang: true}); err != nil {
+			t.Fatal(err)
+		}
+		id := launched(h, tasks.CrashAnswered)
+		gen := h.job(id).Generation
+		wantStatus(t, h.tool("status", map[string]any{"task_id": id}), "exp-1", id, "busy", "explorer", false, "")
+		h.reconcileNow()
+		j := h.job(id)
+		if j.State != store.JobRunning || j.StatusUncertain || j.LastLiveBusyAt.IsZero() || j.Generation != gen {
+			t.Fatalf("job %+v", j)
+		}
+		if n := len(h.calls("POST", "/session/"+id+"/prompt_async")); n != 1 {
+			t.Fatalf("%d prompts, want exactly 1", n)
 		}
 	})
 }

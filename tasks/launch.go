@@ -112,9 +112,11 @@ func runTask(ctx context.Context, e *engine, req Request) (*Result, error) {
 	if err != nil {
 		return nil, err
 	}
+	e.crashPoint(CrashSent)
 	pctx, cancel := context.WithTimeout(ctx, e.t.Launch)
 	err = e.host.PromptAsync(pctx, job.TaskID, opencode.Prompt{MessageID: clientMsg, Agent: agent, Parts: []opencode.PromptPart{{Type: "text", Text: prompt}}})
 	cancel()
+	e.crashPoint(CrashAnswered)
 	uncertain := false
 	var refusal error
 	uerr := e.update(func(st *store.State) error {

@@ -82,6 +82,69 @@ func TestSettlerGoesOnWhenTheToolCallIsKilledDuringTheAdmission(t *testing.T) {
 	}
 }
 
+func TestSettlerGoesOnWhenTheToolCallIsKilledDuringAMessageOrAnAbort(t *testing.T) {
+	for _, c := range []struct {
+		tool, path string
+		kind       store.OpKind
+		args       func(id string) map[string]any
+		after      func(t *testing.T, h *harness, id string, fg int)
+	}{
+		{"message", "/message", store.OpMessage, func(id string) map[string]any { return map[string]any{"task_id": id, "message": "note"} },
+			func(t *testing.T, h *harness, id string, fg int) {
+				if l := h.doc().Leases[id]; l != nil {
+					t.Fatalf("the settled message kept its lease: %+v", l)
+				}
+				if j := h.job(id); j.State != store.JobRunning {
+					t.Fatalf("job after the message: %+v", j)
+				}
+			}},
+		{"cancel", "/abort", store.OpAbort, func(id string) map[string]any { return map[string]any{"task_id": id, "reason": "obsolete"} },
+			func(t *testing.T, h *harness, id string, fg int) {
+				// A confirmed abort hands the lease back to the tool call
+				// for the verification, and the tool call is dead: the
+				// next call orphans the lease and resolves it by the
+				// evidence, a valid map without the session.
+				if l := h.doc().Leases[id]; l == nil || l.Owner.PID != fg {
+					t.Fatalf("lease after the abort: %+v, want the tool call's", l)
+				}
+				h.reconcileNow()
+				if l := h.doc().Leases[id]; l != nil {
+					t.Fatalf("lease after the evidence: %+v", l)
+				}
+				if j := h.job(id); j.State != store.JobCancelled || !j.CancellationRequested {
+					t.Fatalf("job after the abort: %+v", j)
+				}
+			}},
+	} {
+		t.Run(c.tool, func(t *testing.T) {
+			h := newHarness(t)
+			id := h.hangingJob("explorer", "work")
+			h.hold("send", "POST", "/session/*"+c.path, 0, 1)
+			fg, wait := h.startProc(c.tool, c.args(id))
+			h.waitHeld("send", 1)
+			settler := h.settlerOf(id, fg.Pid)
+			if err := fg.Kill(); err != nil {
+				t.Fatal(err)
+			}
+			if o := wait(); o.code != -1 {
+				t.Fatalf("the killed tool call ended %s", o)
+			}
+			if alive, err := owner.Alive(settler); err != nil || !alive {
+				t.Fatalf("killing the tool call killed its settler (%v)", err)
+			}
+			h.release("send", nil)
+			waitGone(t, settler)
+			if op := h.onlyOp(id, c.kind); op.Phase != store.PhaseSettled || op.Outcome != store.OutcomeAccepted {
+				t.Fatalf("op %+v", op)
+			}
+			c.after(t, h, id, fg.Pid)
+			if n := len(h.calls("POST", "/session/"+id+c.path)); n != 1 {
+				t.Fatalf("%d sends, want exactly 1", n)
+			}
+		})
+	}
+}
+
 func TestSettlerKilledWhileSendingLeavesAnOrphanThatTheTranscriptResolves(t *testing.T) {
 	h := newHarness(t)
 	id := h.reconciledJob("explorer", "first")
