@@ -8,6 +8,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -229,7 +230,9 @@ func (h *harness) mutate(fn func(*store.State) error) {
 // invariants checks what must hold after every step: the store reads
 // (the schema check covers one lease per task, filed under its own
 // key), generations never go back (I4), a lease's generation is never
-// newer than its job's, and every final op is settled.
+// newer than its job's, every final op is settled, and every remote
+// write on the wire was journalled as sent first and sent once (I3, I6;
+// see wire).
 func (h *harness) invariants() {
 	h.t.Helper()
 	if h.broken {
@@ -257,6 +260,77 @@ func (h *harness) invariants() {
 			if l := st.Leases[op.TaskID]; l == nil || l.Token != op.LeaseToken {
 				h.t.Fatalf("op %s is sent_unknown but its lease is gone", id)
 			}
+		}
+	}
+	h.wire(st)
+}
+
+// wire checks the host's call log against the journal: a write reaches
+// the host only after its op was marked sent, in the same transaction as
+// the last check of its lease and record, and no op is sent twice.
+//
+//   - Every prompt (a launch's or a revive's) carries the client message
+//     ID of one op of its kind for that session that is marked sent, and
+//     no ID is prompted twice.
+//   - A session gets no more queued messages than it has message ops
+//     marked sent, and no more aborts than it has abort ops and revive
+//     ops marked sent (a revive admitted for a deleted record is
+//     compensated with one abort).
+func (h *harness) wire(st *store.State) {
+	h.t.Helper()
+	prompted := map[string]bool{}
+	messages, aborts := map[string]int{}, map[string]int{}
+	for _, c := range h.fake.Calls() {
+		if c.Method != "POST" {
+			continue
+		}
+		session, action, ok := strings.Cut(strings.TrimPrefix(c.Path, "/session/"), "/")
+		if !ok || strings.Contains(action, "/") {
+			continue
+		}
+		switch action {
+		case "prompt_async":
+			var body struct {
+				MessageID string `json:"messageID"`
+			}
+			_ = json.Unmarshal([]byte(c.Body), &body)
+			if prompted[body.MessageID] {
+				h.t.Fatalf("I6: prompt %q was sent to %s twice", body.MessageID, session)
+			}
+			prompted[body.MessageID] = true
+			sent := false
+			for _, op := range st.Ops {
+				if op.ClientMessageID == body.MessageID && op.TaskID == session && !op.SentAt.IsZero() &&
+					(op.Kind == store.OpLaunch || op.Kind == store.OpReviveAdmission) {
+					sent = true
+				}
+			}
+			if body.MessageID == "" || !sent {
+				h.t.Fatalf("I3: call %d prompted %s with message %q, which no op marked sent carries", c.Seq, session, body.MessageID)
+			}
+		case "message":
+			messages[session]++
+		case "abort":
+			aborts[session]++
+		}
+	}
+	sentOps := func(session string, kinds ...store.OpKind) int {
+		n := 0
+		for _, op := range st.Ops {
+			if op.TaskID == session && !op.SentAt.IsZero() && slices.Contains(kinds, op.Kind) {
+				n++
+			}
+		}
+		return n
+	}
+	for session, n := range messages {
+		if ops := sentOps(session, store.OpMessage); n > ops {
+			h.t.Fatalf("I3: %s was sent %d messages for %d message ops marked sent", session, n, ops)
+		}
+	}
+	for session, n := range aborts {
+		if ops := sentOps(session, store.OpAbort, store.OpReviveAdmission); n > ops {
+			h.t.Fatalf("I3: %s was sent %d aborts for %d abort and revive ops marked sent", session, n, ops)
 		}
 	}
 }
