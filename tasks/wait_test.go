@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/slimgate/slim/fixtures/opencodefake"
 	"github.com/slimgate/slim/tasks/internal/store"
@@ -223,6 +224,35 @@ func TestTheGateStaysShutWhileTheParentWaitsOnAQuestionOrAPermission(t *testing.
 	}
 	if g := h.gate(); g != "blocked:input_wait" {
 		t.Fatalf("gate when the permissions cannot be read: %s", g)
+	}
+}
+
+// A request that says v1 to a server that serves only v2 (no
+// /session/status, a 404) is never taken for a quiet session.
+func TestAV2ServerBehindAV1RequestKeepsTheTaskUncertainAndWritesNothing(t *testing.T) {
+	h := newHarness(t, func(o *opencodefake.Options) { o.V2 = true })
+	const c = "ses_onv2"
+	h.mutate(func(st *store.State) error {
+		now := time.Now()
+		st.Live[c] = &store.Job{TaskID: c, ParentSessionID: parent, Agent: "explorer", Description: "map auth", Alias: "exp-1",
+			State: store.JobRunning, Generation: st.NextGeneration(), TaskGeneration: 1, Background: true,
+			LaunchedAt: now, LastLaunchedAt: now, RunStartedAt: now, UpdatedAt: now}
+		st.AliasCounters[store.AliasKey(parent, "exp")] = 1
+		return nil
+	})
+	for range 2 { // two reads a grace apart would stop a task absent from a valid map
+		o := h.tool("status", map[string]any{"task_id": c})
+		f := fields(o.stdout)
+		if o.code != 0 || f["state"] != "running (unconfirmed)" || f["status_uncertain"] != "true" || !strings.Contains(f["last_status_error"], "404") {
+			t.Fatalf("status against a v2 server: %s", o)
+		}
+		time.Sleep(450 * time.Millisecond)
+	}
+	if j := h.job(c); j.State != store.JobRunning || !j.StatusUncertain || !j.StopConfirmationStartedAt.IsZero() {
+		t.Fatalf("job %+v", j)
+	}
+	if n := len(h.calls("POST", "/**")); n != 0 {
+		t.Fatalf("%d writes reached the host", n)
 	}
 }
 
