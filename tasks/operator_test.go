@@ -3,8 +3,10 @@ package tasks_test
 import (
 	"encoding/json"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/slimgate/slim/tasks"
 	"github.com/slimgate/slim/tasks/internal/owner"
@@ -133,5 +135,47 @@ func TestLeaseBreakNeedsATaskWithALease(t *testing.T) {
 	o = h.operator([]string{"lease", "break"}, "--task", "ses_none", "--json")
 	if o.code != 2 || !strings.Contains(o.stdout, `"message":"task ses_none has no lease"`) {
 		t.Fatal(o)
+	}
+}
+
+// The board shows how long each running task has run and when the host
+// last showed it busy, so that the orchestrator does not cancel a live
+// task for want of evidence; a reconcile records a busy sighting.
+func TestTheBoardShowsHowLongEachRunningTaskRanAndWhenItWasLastSeenBusy(t *testing.T) {
+	h := newHarness(t)
+	live := h.hangingJob("explorer", "map auth")
+	quiet := h.hangingJob("fixer", "fix login")
+	h.mutate(func(st *store.State) error {
+		now := time.Now()
+		a, b := st.Job(live), st.Job(quiet)
+		a.RunStartedAt, a.LastLiveBusyAt = now.Add(-90*time.Second), now.Add(-30*time.Second)
+		b.RunStartedAt, b.LastLiveBusyAt = now.Add(-3*time.Hour), time.Time{}
+		return nil
+	})
+	o := h.operator([]string{"board"}, "--parent", parent)
+	if o.code != 0 {
+		t.Fatal(o)
+	}
+	for _, re := range []string{
+		`(?m)^- exp-1 / ` + live + ` / explorer / running\n  Objective: map auth\n  Running for: 1m3[01]s; last seen busy 3[01]s ago$`,
+		`(?m)^- fix-1 / ` + quiet + ` / fixer / running\n  Objective: fix login\n  Running for: 3h0m[01]s; not yet seen busy$`,
+	} {
+		if !regexp.MustCompile(re).MatchString(o.stdout) {
+			t.Fatalf("board does not match %s:\n%s", re, o.stdout)
+		}
+	}
+	// Both run at the host: one observation pass records it, and the
+	// board says so.
+	o = h.operator([]string{"reconcile"}, "--parent", parent)
+	if o.code != 0 {
+		t.Fatal(o)
+	}
+	for _, re := range []string{
+		`(?m)^  Running for: 1m3[0-2]s; last seen busy [01]s ago$`,
+		`(?m)^  Running for: 3h0m[0-2]s; last seen busy [01]s ago$`,
+	} {
+		if !regexp.MustCompile(re).MatchString(o.stdout) {
+			t.Fatalf("board after the reconcile does not match %s:\n%s", re, o.stdout)
+		}
 	}
 }
