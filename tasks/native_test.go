@@ -2,7 +2,10 @@ package tasks_test
 
 import (
 	"encoding/json"
+	"os"
+	"strings"
 	"testing"
+	"time"
 
 	"github.com/slimgate/slim/fixtures/opencodefake"
 	"github.com/slimgate/slim/tasks/internal/store"
@@ -84,5 +87,57 @@ func TestLateOutputAboutADeletedTaskDoesNotBringItBack(t *testing.T) {
 	h.hookAfter(map[string]any{"subagent_type": "fixer", "prompt": "p", "background": true}, `<task id="ses_gone1" state="running">`)
 	if j := h.doc().Job("ses_gone1"); j == nil || j.State != store.JobRunning || h.doc().Tombstone("ses_gone1") != nil {
 		t.Fatalf("a new run was not recorded: %+v", j)
+	}
+}
+
+// hookEvent forwards one host event through the hook, as the plugin does.
+func (h *harness) hookEvent(event map[string]any) out {
+	h.t.Helper()
+	req, _ := json.Marshal(map[string]any{
+		"v": 1, "phase": "event", "sessionID": parent,
+		"host":  map[string]any{"flavor": "v1", "directory": h.dir, "serverUrl": h.url},
+		"event": event,
+	})
+	o := h.run(req, "hook", "event")
+	if o.code != 0 || !strings.Contains(o.stdout, `"action":"pass"`) || strings.Contains(o.stdout, "tasks: ") {
+		h.t.Fatalf("hook event %v: %s", event, o)
+	}
+	return o
+}
+
+func TestHostEventsForwardedThroughTheHookReachTheTaskStore(t *testing.T) {
+	h := newHarness(t)
+	// A project that never ran a task gains no store from its events.
+	h.hookEvent(map[string]any{"type": "session.status", "sessionID": "ses_any", "status": "busy"})
+	if _, err := os.Stat(store.ScopeDir(h.state, h.dir, h.url)); !os.IsNotExist(err) {
+		t.Fatalf("an event made a task store: %v", err)
+	}
+
+	id := h.hangingJob("explorer", "map auth")
+	h.mutate(func(st *store.State) error { st.Job(id).LastLiveBusyAt = time.Time{}; return nil })
+	h.hookEvent(map[string]any{"type": "session.status", "sessionID": id, "status": "busy"})
+	if j := h.job(id); j.LastLiveBusyAt.IsZero() {
+		t.Fatalf("a busy event was not recorded: %+v", j)
+	}
+
+	// A real user message clears the parent's wait; an internal one does not.
+	h.parentSession()
+	if o := h.tool("wait-for-user", map[string]any{"reason": "run the migration"}); o.code != 0 {
+		t.Fatal(o)
+	}
+	h.hookEvent(map[string]any{"type": "chat.message", "sessionID": parent, "messageID": "msg_zzzzzzzzzzzz0wake", "agent": "orchestrator", "external": "false"})
+	if w := h.doc().Waits[parent]; w == nil || w.Status != store.WaitingForUser {
+		t.Fatalf("an internal message cleared the wait: %+v", w)
+	}
+	h.hookEvent(map[string]any{"type": "chat.message", "sessionID": parent, "messageID": "msg_zzzzzzzzzzzz1user", "agent": "orchestrator", "external": "true"})
+	if w := h.doc().Waits[parent]; w == nil || w.Status != store.WaitCleared {
+		t.Fatalf("the user's message did not clear the wait: %+v", w)
+	}
+
+	// A deletion drops the task and leaves its tombstone.
+	h.hookEvent(map[string]any{"type": "session.deleted", "sessionID": id})
+	st := h.doc()
+	if st.Job(id) != nil || st.Tombstone(id) == nil {
+		t.Fatalf("after the deletion: job %+v, tombstone %+v", st.Job(id), st.Tombstone(id))
 	}
 }
