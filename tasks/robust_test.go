@@ -398,3 +398,53 @@ func TestManyConcurrentCallersLoseNoUpdateAndNeverShareALease(t *testing.T) {
 	}
 	t.Logf("%d store samples while %d callers ran", samples, len(waits))
 }
+
+// One observation pass looks at no more than 16 tasks, so a call's cost
+// does not grow with the board; a tool call on a task beyond them still
+// observes that task.
+func TestAnObservationPassLooksAtNoMoreThanSixteenTasks(t *testing.T) {
+	h := newHarness(t)
+	const n = 18
+	var ids []string
+	h.mutate(func(st *store.State) error {
+		now := time.Now()
+		for i := range n {
+			c := fmt.Sprintf("ses_bound%02d", i)
+			if _, err := h.fake.AddSession(opencodefake.SessionSeed{ID: c, ParentID: parent, Messages: []opencodefake.Message{
+				{Info: opencodefake.MessageInfo{Role: "user"}, Parts: []opencodefake.Part{{Type: "text", Text: "work"}}},
+			}}); err != nil {
+				return err
+			}
+			st.Live[c] = &store.Job{TaskID: c, ParentSessionID: parent, Agent: "explorer", Description: "work", Alias: fmt.Sprintf("exp-%d", i+1),
+				State: store.JobRunning, Generation: st.NextGeneration(), TaskGeneration: 1, Background: true,
+				LaunchedAt: now, LastLaunchedAt: now, RunStartedAt: now, UpdatedAt: now}
+			ids = append(ids, c)
+		}
+		st.AliasCounters[store.AliasKey(parent, "exp")] = n
+		return nil
+	})
+	before := h.lastSeq()
+	h.reconcileNow()
+	if reads := h.after(before, "GET", "/session/*/message"); len(reads) != 16 {
+		t.Fatalf("one pass read %d transcripts of %d idle tasks, want 16", len(reads), n)
+	}
+	marked := 0
+	for _, id := range ids {
+		if !h.job(id).StopConfirmationStartedAt.IsZero() {
+			marked++
+		}
+	}
+	if marked != 16 {
+		t.Fatalf("%d tasks became stop candidates, want the 16 looked at", marked)
+	}
+	var last string
+	for _, id := range ids {
+		if h.job(id).StopConfirmationStartedAt.IsZero() {
+			last = id
+		}
+	}
+	wantStatus(t, h.tool("status", map[string]any{"task_id": last}), h.job(last).Alias, last, "running (unconfirmed)", "explorer", false, "no live status entry for session")
+	if h.job(last).StopConfirmationStartedAt.IsZero() {
+		t.Fatal("task_status did not observe the task it was asked about")
+	}
+}
