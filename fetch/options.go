@@ -165,7 +165,10 @@ type CacheConfig struct {
 // reached through the OpenCode server when OpenCodeURL is set, else
 // through an OpenAI-compatible endpoint when OpenAIBaseURL is set.
 type ModelConfig struct {
-	// Models are "provider/model" or "provider/model#variant".
+	// Models are "provider/model" or "provider/model#variant". When there
+	// are none and the OpenCode backend is used, the chain is the
+	// server's small_model (GET /config), asked for only when a prompt
+	// needs a model; a server without one leaves no model configured.
 	Models []string
 	// Backend forces "opencode", "openai" or "none"; "" chooses.
 	Backend string

@@ -43,13 +43,20 @@ func (f *fetcher) askModel(ctx context.Context, e *entry, m *Metadata, content s
 	// The model has its own time limit per attempt, not the fetch's: it
 	// runs under the caller's context (signals), not the fetch timeout.
 	_ = ctx
-	out := model.Run(f.outer, f.cfg.Model.backend(), model.Request{
+	b := f.cfg.Model.backend()
+	mreq := model.Request{
 		Prompt:    *f.req.Prompt,
 		Markdown:  e.Markdown,
 		WordCount: e.Words,
 		Refs:      refs,
 		Timeout:   f.cfg.Model.Timeout,
-	})
+	}
+	if oc, ok := b.(*model.OpenCode); ok && len(f.cfg.Model.Models) == 0 {
+		// No chain given: the host's own small model, asked of the
+		// server only now that a question needs it.
+		mreq.HostModels = oc.SmallModel
+	}
+	out := model.Run(f.outer, b, mreq)
 	f.warnings = append(f.warnings, out.Warnings...)
 	if out.SkippedReason != "" {
 		m.add("secondary_model_skipped_reason", out.SkippedReason)

@@ -173,3 +173,120 @@ func TestSecondaryModelTransport(t *testing.T) {
 		})
 	}
 }
+
+// fakeHost is an OpenCode server for the secondary model: GET /config
+// answers config (or configStatus), the session routes run one prompt
+// whose answer is the model id it was asked with, and every request is
+// logged as "METHOD path".
+type fakeHost struct {
+	mu           sync.Mutex
+	config       string
+	configStatus int
+	calls        []string
+}
+
+func (h *fakeHost) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	h.mu.Lock()
+	h.calls = append(h.calls, r.Method+" "+r.URL.Path)
+	h.mu.Unlock()
+	w.Header().Set("Content-Type", "application/json")
+	switch {
+	case r.Method == "GET" && r.URL.Path == "/config":
+		if h.configStatus != 0 {
+			w.WriteHeader(h.configStatus)
+			io.WriteString(w, `{"name":"UnknownError","data":{"message":"config unreadable"}}`)
+			return
+		}
+		io.WriteString(w, h.config)
+	case r.Method == "GET" && r.URL.Path == "/experimental/tool/ids":
+		io.WriteString(w, `["bash","read"]`)
+	case r.Method == "POST" && r.URL.Path == "/session":
+		io.WriteString(w, `{"id":"ses_helper"}`)
+	case r.Method == "POST" && r.URL.Path == "/session/ses_helper/message":
+		var in struct {
+			Model struct {
+				ProviderID, ModelID string
+			} `json:"model"`
+		}
+		_ = json.NewDecoder(r.Body).Decode(&in)
+		_ = json.NewEncoder(w).Encode(map[string]any{"info": map[string]any{}, "parts": []any{
+			map[string]any{"type": "text", "text": "Answer from " + in.Model.ProviderID + "/" + in.Model.ModelID}}})
+	case r.Method == "DELETE" && r.URL.Path == "/session/ses_helper":
+		io.WriteString(w, "true")
+	default:
+		http.Error(w, `{"name":"NotFoundError"}`, 404)
+	}
+}
+
+func (h *fakeHost) count(call string) int {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	n := 0
+	for _, c := range h.calls {
+		if c == call {
+			n++
+		}
+	}
+	return n
+}
+
+// Through the host's OpenCode server with no chain of its own, the
+// secondary model is the server's small_model, asked for (GET /config)
+// only when a prompt needs a model: a server without one leaves the model
+// unconfigured, a configuration that cannot be read gives the page with
+// the reason, and a chain given by the caller is used instead.
+func TestSecondaryModelFromTheHostsSmallModel(t *testing.T) {
+	cases := []struct {
+		name         string
+		config       string
+		configStatus int
+		models       []string
+		prompt       *string
+		wantBody     string // the answer; "" means the page itself
+		wantMeta     []string
+		wantConfig   int
+	}{
+		{name: "the small model answers", config: `{"small_model":"prov/small"}`, prompt: ptr("what?"),
+			wantBody: "Answer from prov/small", wantMeta: []string{`secondary_model: "prov/small"`}, wantConfig: 1},
+		{name: "no small model", config: `{"model":"prov/big"}`, prompt: ptr("what?"),
+			wantMeta: []string{`secondary_model_skipped_reason: "no_secondary_model_configured"`}, wantConfig: 1},
+		{name: "a malformed small model", config: `{"small_model":"small"}`, prompt: ptr("what?"),
+			wantMeta: []string{`secondary_model_skipped_reason: "no_secondary_model_configured"`}, wantConfig: 1},
+		{name: "the configuration fails", configStatus: 500, prompt: ptr("what?"),
+			wantMeta: []string{`secondary_model_skipped_reason: "secondary_model_failed"`,
+				`secondary_model_error: "reading the OpenCode server's configuration: the OpenCode server answered HTTP 500 to GET /config`}, wantConfig: 1},
+		{name: "a chain of the caller's own", config: `{"small_model":"prov/small"}`, models: []string{"mine/other"}, prompt: ptr("what?"),
+			wantBody: "Answer from mine/other", wantMeta: []string{`secondary_model: "mine/other"`}},
+		{name: "a chain of malformed names is still the caller's", config: `{"small_model":"prov/small"}`, models: []string{"nonsense"}, prompt: ptr("what?"),
+			wantMeta: []string{`secondary_model_skipped_reason: "no_secondary_model_configured"`}},
+		{name: "no prompt, no request", config: `{"small_model":"prov/small"}`},
+		{name: "a blank prompt, no request", config: `{"small_model":"prov/small"}`, prompt: ptr(" "),
+			wantMeta: []string{`secondary_model_skipped_reason: "no_prompt"`}},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			w := newWorld(t)
+			h := &fakeHost{config: c.config, configStatus: c.configStatus}
+			srv := httptest.NewServer(h)
+			t.Cleanup(srv.Close)
+			w.cfg.Model = ModelConfig{Models: c.models, OpenCodeURL: srv.URL, SessionID: "ses_caller", Directory: "/proj"}
+			w.https("site.example.com", htmlPage(longPage(200)))
+			r := req("https://site.example.com/")
+			r.Prompt = c.prompt
+			res := w.mustFetch(r)
+			_, body, _ := strings.Cut(res.Output, "---\n\n")
+			if c.wantBody != "" && body != c.wantBody {
+				t.Errorf("body %q, want %q", body, c.wantBody)
+			}
+			if c.wantBody == "" {
+				wantContains(t, body, "alpha beta")
+			}
+			wantContains(t, res.Output, c.wantMeta...)
+			if n := h.count("GET /config"); n != c.wantConfig {
+				t.Errorf("GET /config asked %d times, want %d", n, c.wantConfig)
+			}
+		})
+	}
+}
+
+func ptr(s string) *string { return &s }

@@ -15,7 +15,10 @@
 //     child session of the calling session (so no notification reaches the
 //     user's screen), turns every tool off, sends one message, and deletes
 //     the session again. It uses the provider credentials the user already
-//     gave OpenCode, so slim holds no API keys.
+//     gave OpenCode, so slim holds no API keys. When the caller names no
+//     model, SmallModel reads the one the server itself uses for small
+//     tasks (small_model in GET /config), and Run asks for it only when a
+//     question needs a model.
 //   - OpenAI talks to any OpenAI-compatible chat-completions endpoint.
 //
 // Both speak plain HTTP with every response read up to MaxResponseBytes,

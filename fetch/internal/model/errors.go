@@ -35,7 +35,10 @@ const (
 
 // Stable codes of an Error, for machines.
 const (
-	CodeBadConfig        = "bad_config"
+	CodeBadConfig = "bad_config"
+	// CodeBadSmallModel: the OpenCode server's small_model is not a
+	// provider/model reference (OpenCode.SmallModel).
+	CodeBadSmallModel    = "bad_small_model"
 	CodeUnreachable      = "unreachable"
 	CodeStatus           = "http_status"
 	CodeBadResponse      = "bad_response"

@@ -117,6 +117,12 @@ type ocServer struct {
 	abortStatus int
 	byModel     map[string]func(w http.ResponseWriter, r *http.Request, abort <-chan struct{})
 	deletes     int
+	// config is the body of GET /config ("{}" when empty); configStatus,
+	// when non-zero, answers it with that error status instead, and
+	// configHang holds it until the client goes away.
+	config       string
+	configStatus int
+	configHang   bool
 }
 
 type ocRecord struct {
@@ -158,6 +164,18 @@ func (s *ocServer) serve(w http.ResponseWriter, r *http.Request) {
 			return
 		}
 		json.NewEncoder(w).Encode(s.toolIDs)
+	case r.Method == "GET" && r.URL.Path == "/config":
+		switch {
+		case s.configHang:
+			<-r.Context().Done()
+		case s.configStatus != 0:
+			w.WriteHeader(s.configStatus)
+			io.WriteString(w, `{"name":"UnknownError","data":{"message":"config unreadable"}}`)
+		case s.config == "":
+			io.WriteString(w, "{}")
+		default:
+			io.WriteString(w, s.config)
+		}
 	case r.Method == "POST" && r.URL.Path == "/session":
 		s.mu.Lock()
 		s.sessions++

@@ -1,7 +1,9 @@
 package model
 
 import (
+	"bytes"
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"net/http"
@@ -29,6 +31,13 @@ const (
 	// DefaultUsername is the basic-auth user name when only a password is
 	// given.
 	DefaultUsername = "opencode"
+	// DefaultConfigTimeout bounds the request for the server's
+	// configuration (SmallModel): it runs before any model, so it must not
+	// eat into the model's own time.
+	DefaultConfigTimeout = 5 * time.Second
+	// MaxConfigBytes caps the server's configuration read by SmallModel;
+	// a larger one is refused.
+	MaxConfigBytes = 1 << 20
 )
 
 // OpenCode is a Backend that runs the model inside a running OpenCode
@@ -60,9 +69,10 @@ type OpenCode struct {
 	// Client sends the requests; nil means a client that follows no
 	// redirects.
 	Client *http.Client
-	// SettleWait, RetryPause and CleanupTimeout override DefaultSettleWait,
-	// DefaultRetryPause and DefaultCleanupTimeout when positive.
-	SettleWait, RetryPause, CleanupTimeout time.Duration
+	// SettleWait, RetryPause, CleanupTimeout and ConfigTimeout override
+	// DefaultSettleWait, DefaultRetryPause, DefaultCleanupTimeout and
+	// DefaultConfigTimeout when positive.
+	SettleWait, RetryPause, CleanupTimeout, ConfigTimeout time.Duration
 }
 
 type ocModel struct {
@@ -93,6 +103,54 @@ type ocReply struct {
 		} `json:"error"`
 	} `json:"info"`
 	Parts []ocPart `json:"parts"`
+}
+
+// SmallModel asks the server for its configuration (GET /config, with
+// ?directory= and basic auth like every other call) and returns the model
+// it names as small_model, the one the host itself uses for small tasks
+// such as titles: the chain to try when the caller named none. The call
+// has ConfigTimeout of its own and reads at most MaxConfigBytes.
+//
+// A configuration without small_model (or with an empty one) gives no
+// model and no error. One whose small_model is not a provider/model
+// reference gives no model and an *Error with CodeBadSmallModel saying so,
+// which callers treat as no model configured; any other failure (the server unreachable
+// or answering an error status, an answer that is not JSON, the time
+// limit) is returned as it is.
+func (o *OpenCode) SmallModel(ctx context.Context) ([]Ref, error) {
+	const subject = "reading the OpenCode server's configuration"
+	ep, err := o.endpoint(Ref{})
+	if err != nil {
+		return nil, &Error{Kind: Config, Code: CodeBadConfig, Err: err,
+			Message: fmt.Sprintf("%s: the OpenCode server URL %q is not an http or https URL", subject, redact(o.BaseURL))}
+	}
+	ep.subject, ep.maxBytes = subject, MaxConfigBytes
+	cctx, cancel := context.WithTimeout(ctx, orDefault(o.ConfigTimeout, DefaultConfigTimeout))
+	defer cancel()
+	var cfg struct {
+		SmallModel json.RawMessage `json:"small_model"`
+	}
+	if err := ep.call(cctx, Ref{}, http.MethodGet, "/config", nil, &cfg); err != nil {
+		return nil, err
+	}
+	raw := bytes.TrimSpace(cfg.SmallModel)
+	if len(raw) == 0 || bytes.Equal(raw, []byte("null")) {
+		return nil, nil
+	}
+	var name string
+	if err := json.Unmarshal(raw, &name); err != nil {
+		return nil, &Error{Kind: Config, Code: CodeBadSmallModel, Err: err,
+			Message: fmt.Sprintf("%s: small_model is not a string (%s); no model taken from it", subject, shorten(string(raw), 80))}
+	}
+	if strings.TrimSpace(name) == "" {
+		return nil, nil
+	}
+	ref, err := ParseRef(name)
+	if err != nil {
+		return nil, &Error{Kind: Config, Code: CodeBadSmallModel, Err: err,
+			Message: fmt.Sprintf("%s: small_model: %v; no model taken from it", subject, err)}
+	}
+	return []Ref{ref}, nil
 }
 
 func (o *OpenCode) endpoint(ref Ref) (*endpoint, error) {

@@ -67,6 +67,11 @@ type Request struct {
 	WordCount int
 	// Refs are the models to try, in order.
 	Refs []Ref
+	// HostModels, when set, gives the chain when Refs is empty (the
+	// caller named no model): OpenCode.SmallModel, the host's own small
+	// model. It is asked only once the prompt is known not to be blank,
+	// so a fetch without a question costs no request for it.
+	HostModels func(context.Context) ([]Ref, error)
 	// Timeout bounds each model attempt (0: DefaultTimeout).
 	Timeout time.Duration
 	// MaxChars caps the characters (runes) of Markdown sent (0:
@@ -107,7 +112,9 @@ type Outcome struct {
 // req.Markdown, and returns the first usable answer.
 //
 // The checks come first, in this order, each with its own reason: a blank
-// prompt (SkipNoPrompt), no model or no backend (SkipNoModel), a blank page
+// prompt (SkipNoPrompt), no model or no backend (SkipNoModel; with no Refs,
+// req.HostModels is asked first, and its failure is SkipAllModelsFailed
+// with the reason in Error), a blank page
 // (SkipEmptyContent), a page of 1 to MinWords-1 words
 // (SkipContentTooShort). Then each model gets its own timeout; a failure,
 // an empty answer or NoResponse moves on to the next one. When all fail,
@@ -121,8 +128,25 @@ func Run(ctx context.Context, b Backend, req Request) Outcome {
 	for _, r := range req.Refs {
 		refs = appendUnique(refs, r)
 	}
-	if len(refs) == 0 || b == nil {
+	if b == nil {
 		return Outcome{SkippedReason: SkipNoModel}
+	}
+	var warnings []string
+	if len(refs) == 0 && req.HostModels != nil {
+		host, err := req.HostModels(ctx)
+		if e, ok := AsError(err); ok && e.Code == CodeBadSmallModel {
+			// The host names a model slim cannot read: as if it named
+			// none, with the reason kept for the log.
+			warnings = append(warnings, err.Error())
+		} else if err != nil {
+			return Outcome{SkippedReason: SkipAllModelsFailed, Error: err.Error()}
+		}
+		for _, r := range host {
+			refs = appendUnique(refs, r)
+		}
+	}
+	if len(refs) == 0 {
+		return Outcome{SkippedReason: SkipNoModel, Warnings: warnings}
 	}
 	if strings.TrimSpace(req.Markdown) == "" {
 		return Outcome{SkippedReason: SkipEmptyContent}
@@ -140,7 +164,7 @@ func Run(ctx context.Context, b Backend, req Request) Outcome {
 		timeout = DefaultTimeout
 	}
 	content, source, truncated := cut(req.Markdown, max)
-	out := Outcome{SourceChars: source, InputChars: utf8.RuneCountInString(content), InputTruncated: truncated}
+	out := Outcome{SourceChars: source, InputChars: utf8.RuneCountInString(content), InputTruncated: truncated, Warnings: warnings}
 	user := UserPrompt(req.Prompt, content, truncated, rand.Text)
 
 	var last error

@@ -25,6 +25,27 @@ type endpoint struct {
 	query  url.Values // added to every call (merged over the base's own)
 	client *http.Client
 	auth   func(*http.Request)
+	// subject, when set, opens the messages of calls that are about no
+	// model (reading the server's configuration) in place of the model's
+	// reference; maxBytes, when positive, lowers MaxResponseBytes.
+	subject  string
+	maxBytes int64
+}
+
+// about is what a message of this endpoint's call for ref is about.
+func (e *endpoint) about(ref Ref) string {
+	if e.subject != "" {
+		return e.subject
+	}
+	return ref.String()
+}
+
+// limit is the most bytes of an answer read.
+func (e *endpoint) limit() int64 {
+	if e.maxBytes > 0 {
+		return e.maxBytes
+	}
+	return MaxResponseBytes
 }
 
 func newEndpoint(server, base string, ref Ref, client *http.Client) (*endpoint, error) {
@@ -62,20 +83,24 @@ func (e *endpoint) call(ctx context.Context, ref Ref, method, path string, in, o
 	}
 	u.RawQuery = q.Encode()
 	op := method + " " + u.Path
+	who, model := e.about(ref), ref.String()
+	if e.subject != "" {
+		model = ""
+	}
 
 	var body io.Reader
 	if in != nil {
 		data, err := json.Marshal(in)
 		if err != nil {
-			return &Error{Kind: Protocol, Code: CodeBadResponse, Model: ref.String(), Err: err,
-				Message: fmt.Sprintf("%s: could not encode the request for %s: %v", ref, op, err)}
+			return &Error{Kind: Protocol, Code: CodeBadResponse, Model: model, Err: err,
+				Message: fmt.Sprintf("%s: could not encode the request for %s: %v", who, op, err)}
 		}
 		body = bytes.NewReader(data)
 	}
 	req, err := http.NewRequestWithContext(ctx, method, u.String(), body)
 	if err != nil {
-		return &Error{Kind: Config, Code: CodeBadConfig, Model: ref.String(), Err: err,
-			Message: fmt.Sprintf("%s: could not build the request %s: %v", ref, op, err)}
+		return &Error{Kind: Config, Code: CodeBadConfig, Model: model, Err: err,
+			Message: fmt.Sprintf("%s: could not build the request %s: %v", who, op, err)}
 	}
 	req.Header.Set("Accept", "application/json")
 	if in != nil {
@@ -87,58 +112,64 @@ func (e *endpoint) call(ctx context.Context, ref Ref, method, path string, in, o
 	resp, err := e.client.Do(req)
 	if err != nil {
 		if ctx.Err() != nil {
-			return ctxError(ctx, ref, "waiting for "+op)
+			return ctxErrorAbout(ctx, who, model, "waiting for "+op)
 		}
-		return &Error{Kind: Unreachable, Code: CodeUnreachable, Model: ref.String(), Err: err,
-			Message: fmt.Sprintf("%s: the %s could not be reached (%s): %s", ref, e.server, op, causeText(err))}
+		return &Error{Kind: Unreachable, Code: CodeUnreachable, Model: model, Err: err,
+			Message: fmt.Sprintf("%s: the %s could not be reached (%s): %s", who, e.server, op, causeText(err))}
 	}
 	defer resp.Body.Close()
-	if resp.ContentLength > MaxResponseBytes {
-		return tooLarge(ref, e.server, op)
+	if resp.ContentLength > e.limit() {
+		return tooLarge(who, model, e.server, op, e.limit())
 	}
-	data, err := io.ReadAll(io.LimitReader(resp.Body, MaxResponseBytes+1))
+	data, err := io.ReadAll(io.LimitReader(resp.Body, e.limit()+1))
 	if err != nil {
 		if ctx.Err() != nil {
-			return ctxError(ctx, ref, "reading the answer to "+op)
+			return ctxErrorAbout(ctx, who, model, "reading the answer to "+op)
 		}
-		return &Error{Kind: Unreachable, Code: CodeUnreachable, Model: ref.String(), Err: err,
-			Message: fmt.Sprintf("%s: reading the %s's answer to %s failed: %s", ref, e.server, op, causeText(err))}
+		return &Error{Kind: Unreachable, Code: CodeUnreachable, Model: model, Err: err,
+			Message: fmt.Sprintf("%s: reading the %s's answer to %s failed: %s", who, e.server, op, causeText(err))}
 	}
-	if len(data) > MaxResponseBytes {
-		return tooLarge(ref, e.server, op)
+	if int64(len(data)) > e.limit() {
+		return tooLarge(who, model, e.server, op, e.limit())
 	}
 	if resp.StatusCode < 200 || resp.StatusCode > 299 {
-		msg := fmt.Sprintf("%s: the %s answered HTTP %d to %s", ref, e.server, resp.StatusCode, op)
+		msg := fmt.Sprintf("%s: the %s answered HTTP %d to %s", who, e.server, resp.StatusCode, op)
 		if s := serverMessage(data); s != "" {
 			msg += ": " + s
 		}
 		if resp.StatusCode == http.StatusUnauthorized || resp.StatusCode == http.StatusForbidden {
 			msg += " (check the credentials given for it)"
 		}
-		return &Error{Kind: Status, Code: CodeStatus, Model: ref.String(), HTTPStatus: resp.StatusCode, Message: msg}
+		return &Error{Kind: Status, Code: CodeStatus, Model: model, HTTPStatus: resp.StatusCode, Message: msg}
 	}
 	if out != nil {
 		if err := json.Unmarshal(data, out); err != nil {
-			return &Error{Kind: Protocol, Code: CodeBadResponse, Model: ref.String(), Err: err,
-				Message: fmt.Sprintf("%s: the %s's answer to %s is not the expected JSON: %v", ref, e.server, op, err)}
+			return &Error{Kind: Protocol, Code: CodeBadResponse, Model: model, Err: err,
+				Message: fmt.Sprintf("%s: the %s's answer to %s is not the expected JSON: %v", who, e.server, op, err)}
 		}
 	}
 	return nil
 }
 
-func tooLarge(ref Ref, server, op string) *Error {
-	return &Error{Kind: Protocol, Code: CodeResponseTooLarge, Model: ref.String(),
-		Message: fmt.Sprintf("%s: the %s's answer to %s is larger than %d bytes; refused", ref, server, op, MaxResponseBytes)}
+func tooLarge(who, model, server, op string, limit int64) *Error {
+	return &Error{Kind: Protocol, Code: CodeResponseTooLarge, Model: model,
+		Message: fmt.Sprintf("%s: the %s's answer to %s is larger than %d bytes; refused", who, server, op, limit)}
 }
 
 // ctxError is the Timeout or Canceled error for a context that ended.
 func ctxError(ctx context.Context, ref Ref, while string) *Error {
+	return ctxErrorAbout(ctx, ref.String(), ref.String(), while)
+}
+
+// ctxErrorAbout is ctxError for a message about who (a model's reference,
+// or what a call that concerns no model does) and the error's Model.
+func ctxErrorAbout(ctx context.Context, who, model, while string) *Error {
 	if errors.Is(ctx.Err(), context.DeadlineExceeded) {
-		return &Error{Kind: Timeout, Code: CodeTimeout, Model: ref.String(), Err: ctx.Err(),
-			Message: fmt.Sprintf("%s: the time limit passed %s", ref, while)}
+		return &Error{Kind: Timeout, Code: CodeTimeout, Model: model, Err: ctx.Err(),
+			Message: fmt.Sprintf("%s: the time limit passed %s", who, while)}
 	}
-	return &Error{Kind: Canceled, Code: CodeCanceled, Model: ref.String(), Err: ctx.Err(),
-		Message: fmt.Sprintf("%s: canceled %s", ref, while)}
+	return &Error{Kind: Canceled, Code: CodeCanceled, Model: model, Err: ctx.Err(),
+		Message: fmt.Sprintf("%s: canceled %s", who, while)}
 }
 
 // causeText is a transport error without the URL net/http puts in front
