@@ -173,6 +173,75 @@ func TestAstGrepReplaceAsksEditPermission(t *testing.T) {
 	wantFile(t, p, "a.py", "print(1)\n")
 }
 
+// astReadOnlyDenied is the plugin's refusal of ast_grep_replace for the
+// host's plan agent, word for word.
+const astReadOnlyDenied = `ast_grep_replace is denied for the read-only agent "plan": it may search (ast_grep_search) but not change files.`
+
+// The host's plan agent may search but not replace, whatever the host's
+// permission rules. The host offers both tools to plan (its own rules
+// deny the edit permission, not plugin tools), so the plugin refuses the
+// replace itself, before slim runs or the edit permission is asked: the
+// model gets the plugin's refusal and the file stays byte-identical.
+//
+// The host's rules for plan come first and the project's rules after
+// them, the later rule winning, so a project that allows everything (as
+// the harness does by default) also allows plan's edits: there the
+// plugin's refusal is all that stands between plan and the write. Under
+// the host's own rules alone (an empty permission setting) plan's edit
+// permission is denied, a second layer that the replace would reach only
+// through its edit permission ask, behind the plugin's refusal. With the
+// plugin's check taken out, the first case writes the file and the second
+// gets the host's "The user has specified a rule which prevents you from
+// using this specific tool call." after slim's dry run; both fail here.
+func TestAstGrepReplaceDeniedForPlanAgent(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		name       string
+		permission map[string]any
+	}{
+		{"every permission allowed", nil},
+		{"host rules alone", map[string]any{}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			const src = "def f(x):\r\n    print(x)\r\n"
+			p := astProject(t, map[string]string{"a.py": src})
+			p.agent = "plan"
+			p.permission = tc.permission
+			r := p.run(
+				fp.Calls(
+					astSearch("print($A)", "python", nil),
+					astReplace("print($A)", "log($A)", "python", map[string]any{"dryRun": false}),
+				),
+				fp.Text("done"),
+			)
+			agents := r.agents()
+			if len(agents) == 0 {
+				t.Fatal("the host logged no agent for its model requests")
+			}
+			for _, a := range agents {
+				if a != "plan" {
+					t.Fatalf("the run used the agents %v, want only plan", agents)
+				}
+			}
+			offered := r.provider.ScriptedRequests()[0].Tools
+			for _, name := range []string{"ast_grep_search", "ast_grep_replace"} {
+				if !contains(offered, name) {
+					t.Errorf("the host did not offer %s to plan: %v", name, offered)
+				}
+			}
+			wantPrefix(t, "search as plan", r.result(t, 0, 0), "Found 1 match in 1 file\n")
+			if got := r.result(t, 0, 1); got != astReadOnlyDenied {
+				t.Errorf("replace as plan: got %q, want %q", clip(got, 500), astReadOnlyDenied)
+			}
+			wantFile(t, p, "a.py", src)
+			if got := p.servedRuns("search replace"); len(got) != 0 {
+				t.Errorf("slim ran search replace for plan (runs by exit code %v); the plugin must refuse before", got)
+			}
+		})
+	}
+}
+
 func contains(xs []string, x string) bool {
 	for _, y := range xs {
 		if y == x {

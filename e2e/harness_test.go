@@ -153,6 +153,12 @@ type project struct {
 	// formatter is the host's "formatter" setting; nil means false (no
 	// formatter runs after a write).
 	formatter any
+	// agent is the host agent of p.run (`opencode run --agent`, as
+	// "plan"; p.serve ignores it); "" runs the host's default agent
+	// (build). The host falls back to its default, with only a warning,
+	// for an agent it does not know, so a test that sets one checks that
+	// the run really used it (hostRun.agents).
+	agent string
 }
 
 var unsafeName = regexp.MustCompile(`[^A-Za-z0-9_.-]+`)
@@ -407,6 +413,22 @@ func (p *project) run(script ...fakeprovider.Turn) *hostRun {
 	return r
 }
 
+// streamAgent matches the log line (--print-logs, INFO) the host writes
+// for every model request, which names the agent the request is for.
+var streamAgent = regexp.MustCompile(`(?m)\bmessage=stream\b.*\bsmall=false\b.*\bagent=(\S+)`)
+
+// agents lists, in order, the agent of each model request of the run
+// except the host's small-model (title) requests, as the host logged them.
+// It is how a test knows that `--agent` took: the host runs its default
+// agent instead of an unknown one and only warns.
+func (r *hostRun) agents() []string {
+	var out []string
+	for _, m := range streamAgent.FindAllStringSubmatch(r.stderr, -1) {
+		out = append(out, m[1])
+	}
+	return out
+}
+
 // checkPlugin fails the test when the host could not load the plugin or the
 // plugin logged a problem with slim. A plugin that fails to load does not
 // fail the run (pitfall 3), and the plugin passes every call when slim
@@ -444,7 +466,11 @@ func (p *project) runWithTimeout(timeout time.Duration, script ...fakeprovider.T
 
 	ctx, cancel := context.WithTimeout(context.Background(), timeout)
 	defer cancel()
-	cmd := exec.CommandContext(ctx, bin, "run", "--format", "json", "--title", "e2e", "--print-logs", "--log-level", "INFO", "do it")
+	args := []string{"run", "--format", "json", "--title", "e2e", "--print-logs", "--log-level", "INFO"}
+	if p.agent != "" {
+		args = append(args, "--agent", p.agent)
+	}
+	cmd := exec.CommandContext(ctx, bin, append(args, "do it")...)
 	cmd.Dir = p.dir
 	cmd.Env = p.hostEnv()
 	cmd.Stdin = nil
