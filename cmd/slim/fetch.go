@@ -31,7 +31,9 @@ func fetchCommand(e *env) *cli.Command {
 			"or HTML behind a metadata block. A redirect to another host is not followed: the answer\n" +
 			"names it (exit 0). Private, loopback and link-local addresses are refused (exit 5) unless\n" +
 			"SLIM_FETCH_ALLOW_PRIVATE=1 / SLIM_FETCH_ALLOW_LINK_LOCAL=1. A failed request exits 1 with\n" +
-			"the reason on stderr; a bad argument exits 2. Results are cached on disk and revalidated.\n\n" +
+			"the reason on stderr; a bad argument exits 2. Results are cached on disk and revalidated.\n" +
+			"The user configuration file ($SLIM_CONFIG, else ~/.config/slim/config.json) may set\n" +
+			"fetch.allowPrivate, fetch.allowLinkLocal and fetch.models; a variable that is set wins.\n\n" +
 			"Examples:\n" +
 			"   slim fetch https://go.dev/ref/spec\n" +
 			"   slim fetch --format text --include-metadata=false https://docs.example.com/guide\n" +
@@ -241,10 +243,22 @@ func seconds(s float64) time.Duration {
 	return time.Duration(s * float64(time.Second))
 }
 
-// fetchConfig is the operator's side: the SLIM_FETCH_* settings and the
-// host's context flags.
+// fetchConfig is the operator's side: the SLIM_FETCH_* settings, the user
+// configuration file and the host's context flags. The file is read here,
+// on every run (the resident slim's runs included), so a fetch sees it as
+// it is now; a variable that is set wins over it.
 func fetchConfig(e *env, c *cli.Context) (fetch.Config, error) {
 	s := readFetchSettings(e.cfg.getenv)
+	uc, err := readUserConfig(userConfigPath(e.cfg.getenv), projectDirs(c.String("directory")))
+	if err != nil {
+		return fetch.Config{}, err
+	}
+	if f := uc.Fetch; f.AllowPrivate != nil && !s.privateSet {
+		s.allowPrivate = *f.AllowPrivate
+	}
+	if f := uc.Fetch; f.AllowLinkLocal != nil && !s.linkLocalSet {
+		s.allowLinkLocal = *f.AllowLinkLocal
+	}
 	cfg := fetch.Config{
 		Network:      fetch.Network{AllowPrivate: s.allowPrivate, AllowLinkLocal: s.allowLinkLocal, Proxy: s.proxy},
 		AllowOrigins: listOf(c, "allow-origin"),
@@ -270,8 +284,14 @@ func fetchConfig(e *env, c *cli.Context) (fetch.Config, error) {
 		}
 		cfg.Cache = fetch.CacheConfig{Dir: dir, Refresh: c.Bool("refresh"), TTL: s.cacheTTL, MaxBytes: s.cacheMaxBytes}
 	}
+	// The chain: the host's --model flags, then SLIM_FETCH_MODELS, or,
+	// when that is not set, the file's models.
 	models := listOf(c, "model")
-	models = append(models, s.models...)
+	if len(s.models) > 0 {
+		models = append(models, s.models...)
+	} else {
+		models = append(models, uc.Fetch.Models...)
+	}
 	cfg.Model = fetch.ModelConfig{
 		Models:  models,
 		Backend: s.modelBackend,

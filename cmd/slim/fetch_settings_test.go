@@ -34,7 +34,7 @@ func TestFetchSettingsReadEachVariable(t *testing.T) {
 	}
 	got := readFetchSettings(func(k string) string { return env[k] })
 	want := fetchSettings{
-		allowPrivate: true, allowLinkLocal: true,
+		allowPrivate: true, allowLinkLocal: true, privateSet: true, linkLocalSet: true,
 		cacheDir: "/c", cacheOff: true, cacheTTL: 90 * time.Second, cacheMaxBytes: 1000,
 		probeTimeout: 2 * time.Second,
 		models:       []string{"p/a", "p/b#fast"}, modelBackend: "openai", modelTimeout: 1500 * time.Millisecond,

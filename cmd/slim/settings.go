@@ -52,7 +52,11 @@ type fetchSettings struct {
 	// allowPrivate is SLIM_FETCH_ALLOW_PRIVATE=1 (loopback, private and
 	// unique-local addresses), allowLinkLocal SLIM_FETCH_ALLOW_LINK_LOCAL=1
 	// (link-local, which includes cloud metadata addresses).
+	// privateSet and linkLocalSet say that the variable is set at all (to
+	// anything): a set variable wins over the configuration file, and
+	// any value but 1 keeps the class closed.
 	allowPrivate, allowLinkLocal bool
+	privateSet, linkLocalSet     bool
 	// cacheDir is SLIM_CACHE_DIR ("" means the user cache directory);
 	// cacheOff is SLIM_FETCH_CACHE=off; cacheTTL SLIM_FETCH_CACHE_TTL (a Go
 	// duration or seconds) and cacheMaxBytes SLIM_FETCH_CACHE_MAX_BYTES.
@@ -87,6 +91,8 @@ func readFetchSettings(getenv func(string) string) fetchSettings {
 	s := fetchSettings{
 		allowPrivate:     getenv("SLIM_FETCH_ALLOW_PRIVATE") == "1",
 		allowLinkLocal:   getenv("SLIM_FETCH_ALLOW_LINK_LOCAL") == "1",
+		privateSet:       getenv("SLIM_FETCH_ALLOW_PRIVATE") != "",
+		linkLocalSet:     getenv("SLIM_FETCH_ALLOW_LINK_LOCAL") != "",
 		cacheDir:         getenv("SLIM_CACHE_DIR"),
 		cacheOff:         strings.EqualFold(getenv("SLIM_FETCH_CACHE"), "off"),
 		cacheTTL:         envDuration(getenv("SLIM_FETCH_CACHE_TTL")),
