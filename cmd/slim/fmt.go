@@ -119,20 +119,11 @@ func newFormatHostAt(e *env, rootFlag string, timeout time.Duration) (*formatHos
 // the system's managed directory) and OPENCODE_EXPERIMENTAL(_OXFMT).
 func readFormatOptions(getenv func(string) string) format.Options {
 	home := getenv("HOME")
-	base := func(xdg, dflt string) string {
-		if v := getenv(xdg); v != "" {
-			return v
-		}
-		if home == "" {
-			return ""
-		}
-		return filepath.Join(home, dflt)
-	}
 	var opts format.Options
-	if d := base("XDG_CONFIG_HOME", ".config"); d != "" {
+	if d := xdgBase(getenv, "XDG_CONFIG_HOME", ".config"); d != "" {
 		opts.Config.GlobalDir = filepath.Join(d, "opencode")
 	}
-	if d := base("XDG_CACHE_HOME", ".cache"); d != "" {
+	if d := xdgBase(getenv, "XDG_CACHE_HOME", ".cache"); d != "" {
 		opts.HostBin = filepath.Join(d, "opencode", "bin")
 		opts.HostPackages = filepath.Join(d, "opencode", "packages")
 	}

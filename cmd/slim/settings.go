@@ -173,13 +173,21 @@ func readSettings(getenv func(string) string) settings {
 // bin folder of its cache directory, under $XDG_CACHE_HOME, else under
 // ~/.cache (where OpenCode 1.18 puts it).
 func openCodeBinDir(getenv func(string) string) string {
-	base := getenv("XDG_CACHE_HOME")
+	base := xdgBase(getenv, "XDG_CACHE_HOME", ".cache")
 	if base == "" {
-		home := getenv("HOME")
-		if home == "" {
-			return ""
-		}
-		base = filepath.Join(home, ".cache")
+		return ""
 	}
 	return filepath.Join(base, "opencode", "bin")
+}
+
+// xdgBase is the base directory the XDG variable xdg names, else the
+// directory dflt under $HOME; "" when neither is set.
+func xdgBase(getenv func(string) string, xdg, dflt string) string {
+	if v := getenv(xdg); v != "" {
+		return v
+	}
+	if home := getenv("HOME"); home != "" {
+		return filepath.Join(home, dflt)
+	}
+	return ""
 }

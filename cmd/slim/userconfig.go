@@ -54,13 +54,9 @@ func userConfigPath(getenv func(string) string) string {
 	if p := getenv("SLIM_CONFIG"); p != "" {
 		return p
 	}
-	base := getenv("XDG_CONFIG_HOME")
+	base := xdgBase(getenv, "XDG_CONFIG_HOME", ".config")
 	if base == "" {
-		home := getenv("HOME")
-		if home == "" {
-			return ""
-		}
-		base = filepath.Join(home, ".config")
+		return ""
 	}
 	return filepath.Join(base, "slim", "config.json")
 }
