@@ -214,3 +214,16 @@ func (c Class) Setting() string {
 	}
 	return ""
 }
+
+// ConfigKey returns the key of slim's configuration file that opens c
+// ("fetch.allowPrivate" or "fetch.allowLinkLocal"), or "" when none does.
+// It opens the same class as Setting.
+func (c Class) ConfigKey() string {
+	switch c {
+	case Loopback, Private, ULA, CGNAT:
+		return "fetch.allowPrivate"
+	case LinkLocal, Metadata:
+		return "fetch.allowLinkLocal"
+	}
+	return ""
+}

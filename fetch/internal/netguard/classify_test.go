@@ -129,9 +129,9 @@ func TestBlockedErrorNamesHostAddressClassAndSetting(t *testing.T) {
 		want []string
 	}{
 		{BlockedError{"public.example.com", netip.MustParseAddr("127.0.0.1"), Loopback},
-			[]string{"public.example.com", "(127.0.0.1)", "loopback", "SLIM_FETCH_ALLOW_PRIVATE=1"}},
+			[]string{"public.example.com", "(127.0.0.1)", "loopback", "SLIM_FETCH_ALLOW_PRIVATE=1 (or fetch.allowPrivate in slim's configuration file)"}},
 		{BlockedError{"meta.example.com", netip.MustParseAddr("fd00:ec2::254"), Metadata},
-			[]string{"meta.example.com", "fd00:ec2::254", "metadata", "SLIM_FETCH_ALLOW_LINK_LOCAL=1"}},
+			[]string{"meta.example.com", "fd00:ec2::254", "metadata", "SLIM_FETCH_ALLOW_LINK_LOCAL=1 (or fetch.allowLinkLocal in slim's configuration file)"}},
 		{BlockedError{"0.0.0.0", netip.MustParseAddr("0.0.0.0"), Unspecified},
 			[]string{"0.0.0.0 refused", "an unspecified address", "never fetched"}},
 	}
@@ -194,7 +194,7 @@ func FuzzClassify(f *testing.F) {
 			if _, ok := (Policy{AllowPrivate: true, AllowLinkLocal: true}).Allowed(ip); ok {
 				t.Fatalf("%s (%s) opened", ip, c)
 			}
-			if c.Setting() != "" {
+			if c.Setting() != "" || c.ConfigKey() != "" {
 				t.Fatalf("%s offers a setting", c)
 			}
 		}

@@ -23,7 +23,7 @@ func (e *BlockedError) Error() string {
 	}
 	msg += " refused: " + article(e.Class) + " " + string(e.Class) + " address"
 	if s := e.Class.Setting(); s != "" {
-		return msg + " is not fetched by default; set " + s + " to allow it"
+		return msg + " is not fetched by default; set " + s + " (or " + e.Class.ConfigKey() + " in slim's configuration file) to allow it"
 	}
 	return msg + " is never fetched"
 }
