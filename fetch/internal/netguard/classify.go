@@ -202,28 +202,17 @@ func (p Policy) Allowed(ip netip.Addr) (Class, bool) {
 	return c, false
 }
 
-// Setting returns the operator setting that opens c, as the environment
-// assignment that slim reads ("SLIM_FETCH_ALLOW_PRIVATE=1" or
-// "SLIM_FETCH_ALLOW_LINK_LOCAL=1"), or "" when no setting opens it.
-func (c Class) Setting() string {
+// switches names both operator switches that open c: the environment
+// assignment slim reads ("SLIM_FETCH_ALLOW_PRIVATE=1" or
+// "SLIM_FETCH_ALLOW_LINK_LOCAL=1") and the key of slim's configuration
+// file that opens the same class ("fetch.allowPrivate" or
+// "fetch.allowLinkLocal"); both "" when nothing opens c.
+func (c Class) switches() (setting, configKey string) {
 	switch c {
 	case Loopback, Private, ULA, CGNAT:
-		return "SLIM_FETCH_ALLOW_PRIVATE=1"
+		return "SLIM_FETCH_ALLOW_PRIVATE=1", "fetch.allowPrivate"
 	case LinkLocal, Metadata:
-		return "SLIM_FETCH_ALLOW_LINK_LOCAL=1"
+		return "SLIM_FETCH_ALLOW_LINK_LOCAL=1", "fetch.allowLinkLocal"
 	}
-	return ""
-}
-
-// ConfigKey returns the key of slim's configuration file that opens c
-// ("fetch.allowPrivate" or "fetch.allowLinkLocal"), or "" when none does.
-// It opens the same class as Setting.
-func (c Class) ConfigKey() string {
-	switch c {
-	case Loopback, Private, ULA, CGNAT:
-		return "fetch.allowPrivate"
-	case LinkLocal, Metadata:
-		return "fetch.allowLinkLocal"
-	}
-	return ""
+	return "", ""
 }

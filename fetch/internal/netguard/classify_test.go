@@ -194,7 +194,7 @@ func FuzzClassify(f *testing.F) {
 			if _, ok := (Policy{AllowPrivate: true, AllowLinkLocal: true}).Allowed(ip); ok {
 				t.Fatalf("%s (%s) opened", ip, c)
 			}
-			if c.Setting() != "" || c.ConfigKey() != "" {
+			if s, key := c.switches(); s != "" || key != "" {
 				t.Fatalf("%s offers a setting", c)
 			}
 		}

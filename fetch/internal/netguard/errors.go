@@ -22,8 +22,8 @@ func (e *BlockedError) Error() string {
 		msg += " (" + e.Addr.String() + ")"
 	}
 	msg += " refused: " + article(e.Class) + " " + string(e.Class) + " address"
-	if s := e.Class.Setting(); s != "" {
-		return msg + " is not fetched by default; set " + s + " (or " + e.Class.ConfigKey() + " in slim's configuration file) to allow it"
+	if s, key := e.Class.switches(); s != "" {
+		return msg + " is not fetched by default; set " + s + " (or " + key + " in slim's configuration file) to allow it"
 	}
 	return msg + " is never fetched"
 }
