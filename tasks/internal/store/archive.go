@@ -306,7 +306,7 @@ func decodeArchive(name string, data []byte, m Meta) (*Archive, error) {
 			var probe struct {
 				Version int `json:"version"`
 			}
-			if json.Unmarshal(data, &probe) == nil && probe.Version != 0 && probe.Version != Version {
+			if json.Unmarshal(data, &probe) == nil && probe.Version != 0 && !readable(probe.Version) {
 				return nil, unsupported(name, probe.Version)
 			}
 			return nil, newErr(Corrupt, CodeCorrupt, err, "the archive %s does not decode; it was left as it is", name)
@@ -315,6 +315,11 @@ func decodeArchive(name string, data []byte, m Meta) (*Archive, error) {
 	switch {
 	case a.Version == 0:
 		return nil, newErr(Corrupt, CodeCorrupt, nil, "the archive %s has no schema version; it was left as it is", name)
+	case a.Version == 2:
+		// As for the document: version 3 only added job fields, and the
+		// archive is written in version 3 when a transaction next changes
+		// it.
+		a.Version = Version
 	case a.Version != Version:
 		return nil, unsupported(name, a.Version)
 	}

@@ -237,6 +237,7 @@ func (e *encoder) job(j *Job) {
 	e.timeField("completedAt", j.CompletedAt, true)
 	e.timeField("lastUsedAt", j.LastUsedAt, true)
 	e.timeField("lastLiveBusyAt", j.LastLiveBusyAt, true)
+	e.timeField("lastObservedAt", j.LastObservedAt, true)
 	e.timeField("stopConfirmationStartedAt", j.StopConfirmationStartedAt, true)
 	e.timeField("lastErrorAt", j.LastErrorAt, true)
 	e.strField("resultSummary", j.ResultSummary, true)
@@ -268,9 +269,11 @@ func (e *encoder) job(j *Job) {
 	if n := j.Notification; n != (Notification{}) {
 		e.name("notification")
 		e.open()
+		e.boolField("owed", n.Owed, true)
 		e.intField("attempts", int64(n.Attempts), false)
 		e.boolField("sent", n.Sent, false)
 		e.timeField("lastAttemptAt", n.LastAttemptAt, true)
+		e.strField("lastError", n.LastError, true)
 		e.close()
 	}
 	e.close()

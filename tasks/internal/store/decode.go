@@ -505,6 +505,9 @@ func (d *decoder) job() *Job {
 		case "lastLiveBusyAt":
 			d.once(&seen, 27)
 			j.LastLiveBusyAt = d.time()
+		case "lastObservedAt":
+			d.once(&seen, 41)
+			j.LastObservedAt = d.time()
 		case "stopConfirmationStartedAt":
 			d.once(&seen, 28)
 			j.StopConfirmationStartedAt = d.time()
@@ -591,6 +594,12 @@ func (d *decoder) notification(n *Notification) {
 		case "lastAttemptAt":
 			d.once(&seen, 2)
 			n.LastAttemptAt = d.time()
+		case "owed":
+			d.once(&seen, 3)
+			n.Owed = d.bool()
+		case "lastError":
+			d.once(&seen, 4)
+			n.LastError = d.str()
 		default:
 			d.fail()
 		}

@@ -10,11 +10,13 @@ import (
 	"time"
 )
 
-// Version is the schema version this build writes. It reads Version and
-// version 1 (one document holding everything), which it migrates on its
-// first write; a document or archive of any other version is refused
+// Version is the schema version this build writes. It reads Version,
+// version 2 (the same layout without the fields version 3 added: a job's
+// LastObservedAt and its notification's Owed and LastError) and version 1
+// (one document holding everything), and migrates them on its first
+// write; a document or archive of any other version is refused
 // (Unsupported), never rewritten.
-const Version = 2
+const Version = 3
 
 // State is what a transaction sees of one scope: every record the task
 // tools share across processes. It comes from two files: the live
@@ -169,14 +171,18 @@ type Job struct {
 	RecoverableAfterLiveBusy bool      `json:"recoverableAfterLiveBusy,omitempty"`
 	// DeadlineExceededAt marks a hard wall-clock timeout; once set,
 	// nothing replaces it.
-	DeadlineExceededAt        time.Time     `json:"deadlineExceededAt,omitzero"`
-	LaunchedAt                time.Time     `json:"launchedAt,omitzero"`
-	LastLaunchedAt            time.Time     `json:"lastLaunchedAt,omitzero"`
-	RunStartedAt              time.Time     `json:"runStartedAt,omitzero"`
-	UpdatedAt                 time.Time     `json:"updatedAt,omitzero"`
-	CompletedAt               time.Time     `json:"completedAt,omitzero"`
-	LastUsedAt                time.Time     `json:"lastUsedAt,omitzero"`
-	LastLiveBusyAt            time.Time     `json:"lastLiveBusyAt,omitzero"`
+	DeadlineExceededAt time.Time `json:"deadlineExceededAt,omitzero"`
+	LaunchedAt         time.Time `json:"launchedAt,omitzero"`
+	LastLaunchedAt     time.Time `json:"lastLaunchedAt,omitzero"`
+	RunStartedAt       time.Time `json:"runStartedAt,omitzero"`
+	UpdatedAt          time.Time `json:"updatedAt,omitzero"`
+	CompletedAt        time.Time `json:"completedAt,omitzero"`
+	LastUsedAt         time.Time `json:"lastUsedAt,omitzero"`
+	LastLiveBusyAt     time.Time `json:"lastLiveBusyAt,omitzero"`
+	// LastObservedAt is when a reconciliation pass last asked the host
+	// about the job. A pass looks at the least recently observed jobs
+	// first, so a board larger than one pass's bound is covered in turn.
+	LastObservedAt            time.Time     `json:"lastObservedAt,omitzero"`
 	StopConfirmationStartedAt time.Time     `json:"stopConfirmationStartedAt,omitzero"`
 	LastErrorAt               time.Time     `json:"lastErrorAt,omitzero"`
 	ResultSummary             string        `json:"resultSummary,omitempty"`
@@ -203,11 +209,19 @@ type ContextFile struct {
 	LastReadAt time.Time `json:"lastReadAt,omitzero"`
 }
 
-// Notification tracks the parent notification of a run.
+// Notification tracks the parent notification of a run: the message that
+// tells the parent session a run slim started has ended. A run the host's
+// own task tool started needs none, as its answer reaches the parent as
+// that tool's output.
 type Notification struct {
+	// Owed: the parent learns of this run's end only from slim (a run
+	// slim launched or revived).
+	Owed          bool      `json:"owed,omitempty"`
 	Attempts      int       `json:"attempts"`
 	Sent          bool      `json:"sent"`
 	LastAttemptAt time.Time `json:"lastAttemptAt,omitzero"`
+	// LastError is why the last attempt was not accepted.
+	LastError string `json:"lastError,omitempty"`
 }
 
 // Orchestrator is a managed parent session.
@@ -363,6 +377,11 @@ func decode(path string, data []byte) (*State, error) {
 		}
 	}
 	switch s.Meta.Version {
+	case 2:
+		// Version 3 only added fields: a version 2 document reads as is
+		// and is written in version 3 by the next Update.
+		s.Meta.Version = Version
+		fallthrough
 	case Version:
 		if old.Tombstones != nil || old.DeletionEpochs != nil {
 			return nil, newErr(Corrupt, CodeCorrupt, nil, "%s is a version %d document with the tombstones of version 1 in it; it was left as it is", path, Version)
@@ -408,11 +427,14 @@ func decodeErr(path string, data []byte, err error) *Error {
 			Version int `json:"version"`
 		} `json:"meta"`
 	}
-	if json.Unmarshal(data, &probe) == nil && probe.Meta.Version != 0 && probe.Meta.Version != 1 && probe.Meta.Version != Version {
+	if json.Unmarshal(data, &probe) == nil && !readable(probe.Meta.Version) {
 		return unsupported(path, probe.Meta.Version)
 	}
 	return newErr(Corrupt, CodeCorrupt, err, "%s does not decode; it was left as it is", path)
 }
+
+// readable reports whether v is a schema version this build reads.
+func readable(v int) bool { return v >= 1 && v <= Version }
 
 func unsupported(path string, v int) *Error {
 	return newErr(Unsupported, CodeVersion, nil, "%s has schema version %d; this slim reads versions 1 to %d (a newer slim wrote it?); it was left as it is", path, v, Version)
