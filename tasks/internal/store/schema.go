@@ -376,7 +376,7 @@ func decode(path string, data []byte) (*State, error) {
 			return nil, decodeErr(path, data, err)
 		}
 	}
-	switch s.Meta.Version {
+	switch v := s.Meta.Version; v {
 	case 2:
 		// Version 3 only added fields: a version 2 document reads as is
 		// and is written in version 3 by the next Update.
@@ -384,7 +384,7 @@ func decode(path string, data []byte) (*State, error) {
 		fallthrough
 	case Version:
 		if old.Tombstones != nil || old.DeletionEpochs != nil {
-			return nil, newErr(Corrupt, CodeCorrupt, nil, "%s is a version %d document with the tombstones of version 1 in it; it was left as it is", path, Version)
+			return nil, newErr(Corrupt, CodeCorrupt, nil, "%s is a version %d document with the tombstones of version 1 in it; it was left as it is", path, v)
 		}
 	case 1:
 		if !s.Meta.Archive.IsZero() {
