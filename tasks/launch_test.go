@@ -161,7 +161,9 @@ func (h *harness) completed(agent, text string) string {
 		h.t.Fatal(o)
 	}
 	if s := h.job(id).State; s != store.JobCompleted {
-		h.t.Fatalf("the task is %s after its run ended, want completed", s)
+		msgs, _ := h.fake.Messages(id)
+		b, _ := json.Marshal(msgs)
+		h.t.Fatalf("the task is %s after its run ended, want completed: %+v\ntranscript: %s", s, h.job(id), b)
 	}
 	return id
 }

@@ -87,9 +87,11 @@ type Message struct {
 
 // MessageInfo is a message's header.
 type MessageInfo struct {
-	ID       string        `json:"id"`
-	Role     string        `json:"role"`
-	Time     MessageTime   `json:"time"`
+	ID   string      `json:"id"`
+	Role string      `json:"role"`
+	Time MessageTime `json:"time"`
+	// ParentID is, on an assistant message, the user message it answers.
+	ParentID string        `json:"parentID,omitempty"`
 	Agent    string        `json:"agent,omitempty"`
 	Finish   string        `json:"finish,omitempty"`
 	Error    *MessageError `json:"error,omitempty"`

@@ -46,11 +46,26 @@ type Outcome struct {
 // and none of whose tool parts is still pending or running (every tool
 // part's state is "completed" or "error"). An aborted or failed run ends
 // that way too, with Error set.
+//
+// The transcript is in id order, and an id a client chose for its prompt
+// (NewMessageID) sorts after the server's ids of the same millisecond, so
+// a reply the server starts in that millisecond sorts before the prompt
+// it answers. So when the last message is a user message that has
+// replies (assistant messages whose parentID names it), the last of them
+// is the run's final message.
 func Judge(msgs []Message) Outcome {
 	if len(msgs) == 0 {
 		return Outcome{}
 	}
 	m := msgs[len(msgs)-1]
+	if m.Info.Role == "user" {
+		for i := len(msgs) - 2; i >= 0; i-- {
+			if msgs[i].Info.Role == "assistant" && msgs[i].Info.ParentID == m.Info.ID {
+				m = msgs[i]
+				break
+			}
+		}
+	}
 	if m.Info.Role != "assistant" || m.Info.Time.Completed == 0 ||
 		m.Info.Finish == "tool-calls" || m.Info.Finish == "unknown" {
 		return Outcome{}
@@ -142,6 +157,13 @@ const (
 	initiatorNested  = "internalInitiator"
 	compactionMarker = "compaction_continue"
 )
+
+// InternalPart is a text part the task tools send on their own account:
+// synthetic and marked as sent internally, so that no reader takes it for
+// the user's words (ExternalUser is false for a message holding one).
+func InternalPart(text string) PromptPart {
+	return PromptPart{Type: "text", Text: text, Synthetic: true, Metadata: map[string]any{initiatorKey: true}}
+}
 
 // internalInitiator reports whether p is a synthetic text part marked as
 // sent internally.

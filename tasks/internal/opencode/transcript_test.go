@@ -72,6 +72,9 @@ func TestJudge(t *testing.T) {
 	}{
 		{"nothing yet", nil, Outcome{}},
 		{"the last message is the user's", []Message{done("msg_1", "stop", text("old")), msg("msg_2", "user", text("go"))}, Outcome{}},
+		{"a reply sorted before the prompt it answers", []Message{msg("msg_0", "user", text("first")), done("msg_1", "stop", text("old")), parented(done("msg_2", "stop", text("new")), "msg_3"), msg("msg_3", "user", text("go"))},
+			Outcome{Done: true, Text: "new", MessageID: "msg_2"}},
+		{"a pending reply sorted before its prompt", []Message{parented(pending, "msg_99"), msg("msg_99", "user", text("go"))}, Outcome{}},
 		{"finished with text and reasoning", []Message{msg("msg_1", "user"), done("msg_2", "stop", reasoning("think"), text("one"), tool("completed"), text(""), text("two"), reasoning("more"))},
 			Outcome{Done: true, Text: "one\ntwo", Reasoning: "think\nmore", MessageID: "msg_2"}},
 		{"a finish other than the two that go on", []Message{done("msg_2", "length", text("cut"))}, Outcome{Done: true, Text: "cut", MessageID: "msg_2"}},
@@ -168,4 +171,10 @@ func TestExternalUser(t *testing.T) {
 			}
 		})
 	}
+}
+
+// parented is m as a reply to the message parent.
+func parented(m Message, parent string) Message {
+	m.Info.ParentID = parent
+	return m
 }
