@@ -135,10 +135,12 @@ func registerLaunch(st *store.State, n newJob, now time.Time) *store.Job {
 		TaskGeneration:  1,
 		Background:      true,
 		PluginLaunched:  true,
-		LaunchedAt:      now,
-		LastLaunchedAt:  now,
-		RunStartedAt:    now,
-		UpdatedAt:       now,
+		// Nothing but slim tells the parent when this run ends.
+		Notification:   store.Notification{Owed: true},
+		LaunchedAt:     now,
+		LastLaunchedAt: now,
+		RunStartedAt:   now,
+		UpdatedAt:      now,
 	}
 	st.Live[j.TaskID] = j
 	retain(st, now)
@@ -211,7 +213,9 @@ func relaunch(st *store.State, j *store.Job, baseline string, now time.Time) {
 	j.ResultSummary = ""
 	j.TerminalRevision = 0
 	j.BaselineMessageID = baseline
-	j.Notification = store.Notification{}
+	// A run slim starts owes the parent a notification of its end; the
+	// caller that registers a native run clears it.
+	j.Notification = store.Notification{Owed: true}
 	j.LastLaunchedAt, j.RunStartedAt, j.UpdatedAt, j.LastUsedAt = now, now, now, now
 }
 

@@ -120,7 +120,7 @@ func (e *engine) cancelTracked(ctx context.Context, job *store.Job, reason strin
 	if refusal != "" {
 		return string(job.State), refusal, false, nil
 	}
-	h, err := e.spawnSettler(order{Scope: scope{Directory: e.dir, ServerURL: e.server, Flavor: e.flavor}, OpID: c.opID, Foreground: e.self, Name: job.TaskID})
+	h, err := e.spawnSettler(order{Scope: e.scope(), OpID: c.opID, Foreground: e.self, Name: job.TaskID})
 	if err != nil {
 		e.abandon(c, err.Error())
 		return "", "", false, err

@@ -46,6 +46,9 @@ func (e *engine) capture(st *store.State, j *store.Job, kind store.LeaseKind, op
 		return nil, err
 	}
 	now := e.now()
+	if kind == store.LeaseRelaunch {
+		preemptNotice(st, j.TaskID, now)
+	}
 	l, err := st.AcquireLease(store.LeaseRequest{TaskID: j.TaskID, Kind: kind, Token: token, Generation: j.Generation, OpID: opID, Owner: e.self}, now)
 	if err != nil {
 		return nil, err
@@ -98,9 +101,16 @@ func (e *engine) requireOrchestrator(tool string, req Request) error {
 	return nil
 }
 
-// registerOrchestrator records the session as managed.
-func registerOrchestrator(st *store.State, session string, now time.Time) {
-	if st.Orchestrators[session] == nil {
-		st.Orchestrators[session] = &store.Orchestrator{FirstSeenAt: now}
+// registerOrchestrator records the session as managed and, when the call
+// names it, the orchestrator agent it runs as (what a notification slim
+// sends to it runs as).
+func registerOrchestrator(st *store.State, session, agent string, now time.Time) {
+	o := st.Orchestrators[session]
+	if o == nil {
+		o = &store.Orchestrator{FirstSeenAt: now}
+		st.Orchestrators[session] = o
+	}
+	if agent != "" {
+		o.Agent = agent
 	}
 }

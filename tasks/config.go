@@ -40,6 +40,10 @@ type Timeouts struct {
 	// SafetyCap bounds a settler's wait for a remote write; after it the
 	// outcome is recorded as orphaned, never as failed.
 	SafetyCap time.Duration
+	// Notify bounds how long the notifier holds the terminal-notification
+	// lease for one attempt to tell the parent a run ended; the request may
+	// go on after it, without the lease.
+	Notify time.Duration
 }
 
 // DefaultTimeouts are the production deadlines.
@@ -58,6 +62,7 @@ func DefaultTimeouts() Timeouts {
 		Stuck:     120 * time.Second,
 		Read:      5 * time.Second,
 		SafetyCap: 10 * time.Minute,
+		Notify:    10 * time.Second,
 	}
 }
 
@@ -84,6 +89,7 @@ func (t *Timeouts) knobs() []struct {
 		{"SLIM_TASKS_STUCK_AFTER_MS", &t.Stuck},
 		{"SLIM_TASKS_READ_TIMEOUT_MS", &t.Read},
 		{"SLIM_TASKS_SAFETY_CAP_MS", &t.SafetyCap},
+		{"SLIM_TASKS_NOTIFY_TIMEOUT_MS", &t.Notify},
 	}
 }
 
@@ -136,6 +142,9 @@ type Config struct {
 	SettlerArgs []string
 	// Now is the clock (time.Now when nil).
 	Now func() time.Time
+	// NoNotify turns off the parent notification of runs slim started
+	// (SLIM_TASKS_NOTIFY=0): the board and task_status still show them.
+	NoNotify bool
 	// CrashAt, for crash tests only, names a point of the send rule at
 	// which the process kills itself (SIGKILL, no clean-up), as a crash
 	// there would: CrashCaptured, CrashSent or CrashAnswered.

@@ -85,6 +85,9 @@ func open(cfg Config, sc scope) (*engine, error) {
 
 func (e *engine) now() time.Time { return e.cfg.now() }
 
+// scope names the engine's store, for a settler to open it.
+func (e *engine) scope() scope { return scope{Directory: e.dir, ServerURL: e.server, Flavor: e.flavor} }
+
 // update runs one store transaction. A tool error fn returns passes
 // through; any failure of the store itself fails the call closed.
 func (e *engine) update(fn func(*store.State) error) error {

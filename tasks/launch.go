@@ -53,7 +53,7 @@ func runTask(ctx context.Context, e *engine, req Request) (*Result, error) {
 	}
 	if e.cfg.isOrchestrator(req.Context.Agent) {
 		if err := e.update(func(st *store.State) error {
-			registerOrchestrator(st, parent, e.now())
+			registerOrchestrator(st, parent, req.Context.Agent, e.now())
 			return nil
 		}); err != nil {
 			return nil, err
@@ -173,7 +173,7 @@ func (e *engine) resume(ctx context.Context, parent, id, agent, prompt string) (
 		// A dead caller's lease that never sent anything is released
 		// first, as every capture does.
 		st.ReapDeadOwners(owner.Alive, e.now())
-		leased = st.Leases[job.TaskID] != nil
+		leased = st.Leases[job.TaskID] != nil && st.Leases[job.TaskID].Kind != store.LeaseNotification
 		return nil
 	}); err != nil {
 		return nil, err

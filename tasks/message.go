@@ -56,7 +56,7 @@ func runMessage(ctx context.Context, e *engine, req Request) (*Result, error) {
 		return nil, err
 	}
 	prompt := &opencode.Prompt{Agent: c.job.Agent, NoReply: true, Parts: []opencode.PromptPart{{Type: "text", Text: text}}}
-	h, err := e.spawnSettler(order{Scope: scope{Directory: e.dir, ServerURL: e.server, Flavor: e.flavor}, OpID: c.opID, Foreground: e.self, Name: name, Prompt: prompt})
+	h, err := e.spawnSettler(order{Scope: e.scope(), OpID: c.opID, Foreground: e.self, Name: name, Prompt: prompt})
 	if err != nil {
 		e.abandon(c, err.Error())
 		return nil, err

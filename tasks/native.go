@@ -101,11 +101,14 @@ func ObserveNativeTask(ctx context.Context, cfg Config, sc HostScope, nt NativeT
 	}
 	return e.update(func(st *store.State) error {
 		now := e.now()
-		registerOrchestrator(st, nt.Parent, now)
+		registerOrchestrator(st, nt.Parent, "", now)
 		st.ReapDeadOwners(owner.Alive, now)
 		j := st.Job(id)
 		if j != nil && j.ParentSessionID != nt.Parent {
 			return nil // another parent's session: not this caller's to track
+		}
+		if state == "running" {
+			preemptNotice(st, id, now) // the host started a new run: the old one's end is old news
 		}
 		if st.Leases[id] != nil && (j == nil || j.State != store.JobRunning) {
 			// A lease owns the ID (a revive or its compensation): a
@@ -122,8 +125,10 @@ func ObserveNativeTask(ctx context.Context, cfg Config, sc HostScope, nt NativeT
 			j = registerLaunch(st, newJob{TaskID: id, Parent: nt.Parent, Agent: nt.Agent, Description: label(taskArgs{Description: nt.Description, Prompt: nt.Prompt}), Objective: oneLine(nt.Prompt)}, now)
 			j.PluginLaunched, j.ExternalOrigin, j.Background = false, true, nt.Background
 			j.BaselineMessageID = baseline
+			j.Notification.Owed = false // the host's tool output tells the parent
 		case state == "running" && j.State != store.JobRunning:
 			relaunch(st, j, baseline, now)
+			j.Notification.Owed = false
 		}
 		switch state {
 		case "completed":

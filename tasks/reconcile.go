@@ -136,8 +136,12 @@ func (e *engine) observeGathered(ctx context.Context, g gathered, snap snapshot)
 
 // apply commits a pass's observations, each only to the generation it
 // was made under, and settles what dead owners left behind.
-func (e *engine) apply(st *store.State, obs []jobObs, orphans []orphanObs, snap snapshot) {
+//
+// It returns the runs slim started that it recorded as ended, whose
+// parent is to be told (see notify.go).
+func (e *engine) apply(st *store.State, obs []jobObs, orphans []orphanObs, snap snapshot) []notice {
 	now := e.now()
+	var ns []notice
 	for _, o := range obs {
 		j := st.Job(o.taskID)
 		if j == nil || j.Generation != o.gen {
@@ -167,6 +171,9 @@ func (e *engine) apply(st *store.State, obs []jobObs, orphans []orphanObs, snap 
 			markNotBusy(j, o.gen, snap.at, e.t.StopGrace)
 		default:
 			markUncertain(j, o.gen, o.live.err, now)
+		}
+		if o.outcome != nil && !e.cfg.NoNotify && owesNotice(st, j) {
+			ns = append(ns, notice{TaskID: j.TaskID, Generation: j.Generation, TerminalRevision: j.TerminalRevision})
 		}
 	}
 	st.ReapDeadOwners(owner.Alive, now)
@@ -212,6 +219,7 @@ func (e *engine) apply(st *store.State, obs []jobObs, orphans []orphanObs, snap 
 		}
 	}
 	st.PruneOps(now, 24*time.Hour)
+	return ns
 }
 
 // reconcile runs one bounded pass for the parent (or one of its jobs)
@@ -230,14 +238,18 @@ func (e *engine) reconcile(ctx context.Context, parent, only string, snap snapsh
 // or not asked for), so the caller need not read the store again.
 func (e *engine) commit(obs []jobObs, orphans []orphanObs, snap snapshot, taskID string) (*store.Job, error) {
 	var out *store.Job
+	var ns []notice
 	err := e.update(func(st *store.State) error {
-		e.apply(st, obs, orphans, snap)
+		ns = e.apply(st, obs, orphans, snap)
 		if j := st.Job(taskID); j != nil && taskID != "" {
 			c := *j
 			out = &c
 		}
 		return nil
 	})
+	if err == nil {
+		e.startNotifiers(ns)
+	}
 	return out, err
 }
 

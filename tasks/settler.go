@@ -46,6 +46,9 @@ type order struct {
 	LastLiveBusyAt time.Time `json:"lastLiveBusyAt,omitzero"`
 	Epoch          int64     `json:"epoch,omitempty"`
 	EpochSeq       int64     `json:"epochSeq,omitempty"`
+	// Notice names the run a notifier reports (OpID is then
+	// notifyOpArg: the notifier journals its own ops).
+	Notice *notice `json:"notice,omitempty"`
 }
 
 // maxOrderBytes bounds the order a settler reads.
@@ -55,12 +58,22 @@ const maxOrderBytes = MaxRequestBytes + 64<<10
 // end of the pipe (it exited or finished).
 type settlerHandle struct {
 	done chan struct{}
+	// sent is closed once the order is written to the settler's stdin (or
+	// the write failed): a caller that does not wait for done must wait
+	// for sent before it exits, or the settler may never get its order.
+	sent chan struct{}
 }
 
 // spawnSettler starts the settler of op o, detached in its own session so
 // that killing the tool call (the host's abort) does not kill it.
 func (e *engine) spawnSettler(o order) (*settlerHandle, error) {
 	e.crashPoint(CrashCaptured)
+	return e.startSettler(o)
+}
+
+// startSettler starts the settler of order o, detached in its own
+// session; done closes when it closes its end of the pipe.
+func (e *engine) startSettler(o order) (*settlerHandle, error) {
 	data, err := json.Marshal(o)
 	if err != nil {
 		return nil, internalErr(err, "cannot encode the settler's order")
@@ -85,11 +98,12 @@ func (e *engine) spawnSettler(o order) (*settlerHandle, error) {
 		return nil, internalErr(err, "cannot start the settler %s", path)
 	}
 	w.Close()
+	h := &settlerHandle{done: make(chan struct{}), sent: make(chan struct{})}
 	go func() {
 		in.Write(data)
 		in.Close()
+		close(h.sent)
 	}()
-	h := &settlerHandle{done: make(chan struct{})}
 	go func() {
 		io.Copy(io.Discard, r)
 		r.Close()
@@ -217,9 +231,18 @@ func Settle(ctx context.Context, cfg Config, opID string, stdin io.Reader, done 
 	if o.OpID != opID {
 		return usageErr("settler: the order is for op %s, not %s", o.OpID, opID)
 	}
+	if (o.Notice == nil) != (opID != notifyOpArg) {
+		return usageErr("settler: %v", errNoticeOrder)
+	}
 	e, err := open(cfg, o.Scope)
 	if err != nil {
 		return err
+	}
+	if o.Notice != nil {
+		if done != nil {
+			done.Close() // nobody waits for a notifier
+		}
+		return e.notify(ctx, *o.Notice)
 	}
 	signal := func() {
 		if done != nil {

@@ -57,7 +57,7 @@ func runWaitForUser(ctx context.Context, e *engine, req Request) (*Result, error
 			w = &store.Wait{}
 			st.Waits[parent] = w
 		}
-		registerOrchestrator(st, parent, e.now())
+		registerOrchestrator(st, parent, req.Context.Agent, e.now())
 		w.Status, w.ArmedAt, w.Reason = store.WaitingForUser, e.now(), reason
 		w.BaselineUserMessageID = baseline
 		// The last user message seen, from the hook or the transcript,
@@ -139,7 +139,7 @@ func Observe(ctx context.Context, cfg Config, sc HostScope, ev Event) error {
 			delete(st.Injections, id)
 		case "chat.message":
 			if ev.Agent != "" && cfg.isOrchestrator(ev.Agent) {
-				registerOrchestrator(st, id, now)
+				registerOrchestrator(st, id, ev.Agent, now)
 			}
 			external := false
 			if ev.External != nil {

@@ -40,6 +40,13 @@ func tasksConfig(getenv func(string) string) (tasks.Config, error) {
 		// process kills itself (see tasks.Config.CrashAt).
 		CrashAt: getenv("SLIM_TASKS_CRASH_AT"),
 	}
+	switch v := strings.ToLower(strings.TrimSpace(getenv("SLIM_TASKS_NOTIFY"))); v {
+	case "", "1", "true", "on":
+	case "0", "false", "off":
+		cfg.NoNotify = true
+	default:
+		return tasks.Config{}, slimerr.New(slimerr.Usage, slimerr.CodeUsage, "SLIM_TASKS_NOTIFY=%q: want 1 or 0", v)
+	}
 	if v := strings.TrimSpace(getenv("SLIM_TASKS_ORCHESTRATORS")); v != "" {
 		for _, a := range strings.Split(v, ",") {
 			if a = strings.TrimSpace(a); a != "" {

@@ -463,6 +463,9 @@ func TestAVersion2ScopeIsReadAsItIsAndWrittenInVersion3(t *testing.T) {
 		j.LastObservedAt = time.Time{}
 		j.Notification.Owed, j.Notification.LastError = false, ""
 	}
+	for _, o := range want.Orchestrators {
+		o.Agent = ""
+	}
 	read := func() {
 		t.Helper()
 		if err := s.View(func(st *State) error {

@@ -285,6 +285,7 @@ func (e *encoder) orchestrator(o *Orchestrator) {
 	}
 	e.open()
 	e.timeField("firstSeenAt", o.FirstSeenAt, false)
+	e.strField("agent", o.Agent, true)
 	e.close()
 }
 

@@ -614,6 +614,9 @@ func (d *decoder) orchestrator() *Orchestrator {
 		case "firstSeenAt":
 			d.once(&seen, 0)
 			o.FirstSeenAt = d.time()
+		case "agent":
+			d.once(&seen, 1)
+			o.Agent = d.str()
 		default:
 			d.fail()
 		}

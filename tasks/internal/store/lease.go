@@ -208,8 +208,9 @@ type Reaped struct {
 	TaskID string
 	OpID   string
 	Kind   LeaseKind // of the lease, when one was involved
-	// Released: the op was still prepared, so nothing had been sent; the
-	// op is rejected (OutcomeNotSent) and its lease released.
+	// Released: the op was still prepared, so nothing had been sent (the
+	// op is rejected, OutcomeNotSent), or the lease was a notification's
+	// (see ReapDeadOwners); the lease is released.
 	Released bool
 	// Orphaned: the lease (and an op in sent_unknown) is now orphaned and
 	// stays until evidence or an operator resolves it.
@@ -225,7 +226,12 @@ type Reaped struct {
 //     release of a dead owner's lease);
 //   - an op in sent_unknown may have been admitted, so it becomes
 //     orphaned, and so does its lease;
-//   - any other held lease of a dead owner becomes orphaned.
+//   - any other held lease of a dead owner becomes orphaned;
+//   - except a terminal-notification lease, which is released whatever
+//     its op's phase (an op that may have been admitted is settled with
+//     OutcomeOrphaned): a notification tells the parent about a run that
+//     already ended, so a duplicate is the worst its doubt can cause, and
+//     it must never keep the task from being revived.
 //
 // An owner whose liveness alive cannot decide (an error) counts as alive.
 // Nothing here depends on how long ago anything happened.
@@ -258,7 +264,15 @@ func (s *State) ReapDeadOwners(alive func(owner.Identity) (bool, error), now tim
 		if l != nil {
 			r.Kind = l.Kind
 		}
-		if op.Phase == PhasePrepared {
+		if l != nil && l.Kind == LeaseNotification && op.Phase == PhaseSentUnknown {
+			// A notification never holds its task past its owner: the
+			// parent may get it twice, which is better than a task that
+			// nothing but an operator can revive.
+			op.Phase, op.Outcome, op.SettledAt = PhaseSettled, OutcomeOrphaned, now
+			op.Error = "owner exited with the outcome unknown (" + op.Owner.String() + "); the notification lease was released"
+			delete(s.Leases, op.TaskID)
+			r.Released = true
+		} else if op.Phase == PhasePrepared {
 			op.Phase, op.Outcome, op.SettledAt = PhaseRejected, OutcomeNotSent, now
 			op.Error = "owner exited before sending (" + op.Owner.String() + ")"
 			if l != nil {
@@ -278,6 +292,11 @@ func (s *State) ReapDeadOwners(alive func(owner.Identity) (bool, error), now tim
 	for _, task := range sortedKeys(s.Leases) {
 		l := s.Leases[task]
 		if l.State != LeaseHeld || !dead(l.Owner) {
+			continue
+		}
+		if l.Kind == LeaseNotification {
+			delete(s.Leases, task)
+			out = append(out, Reaped{TaskID: task, OpID: l.OpID, Kind: l.Kind, Released: true})
 			continue
 		}
 		l.State, l.Note = LeaseOrphaned, "owner exited ("+l.Owner.String()+")"

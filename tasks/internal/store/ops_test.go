@@ -302,6 +302,28 @@ func TestReapDeadOwnersSettlesOnlyWhatNeedsNoEvidence(t *testing.T) {
 			t.Fatalf("reaped %+v, lease %+v", got, s.Leases["ses_a"])
 		}
 	})
+	t.Run("a dead owner's notification lease is released, its sent op settled as orphaned", func(t *testing.T) {
+		s := captured(t)
+		s.Leases["ses_a"].Kind = LeaseNotification
+		s.Ops["op1"].Kind = OpNotification
+		s.MarkSent("op1", alice, t0)
+		got := s.ReapDeadOwners(deadAlice, t1)
+		if len(got) != 1 || got[0] != (Reaped{TaskID: "ses_a", OpID: "op1", Kind: LeaseNotification, Released: true}) {
+			t.Fatalf("reaped %+v", got)
+		}
+		op := s.Ops["op1"]
+		if s.Leases["ses_a"] != nil || op.Phase != PhaseSettled || op.Outcome != OutcomeOrphaned || !op.SettledAt.Equal(t1) {
+			t.Fatalf("lease %+v, op %+v", s.Leases["ses_a"], op)
+		}
+	})
+	t.Run("a dead owner's notification lease without an op is released", func(t *testing.T) {
+		s, _ := leased(t)
+		s.Leases["ses_a"].Kind = LeaseNotification
+		got := s.ReapDeadOwners(deadAlice, t1)
+		if len(got) != 1 || !got[0].Released || got[0].Orphaned || s.Leases["ses_a"] != nil {
+			t.Fatalf("reaped %+v, lease %+v", got, s.Leases["ses_a"])
+		}
+	})
 	t.Run("accepted and compensating ops keep their phase; their lease is orphaned", func(t *testing.T) {
 		for _, p := range []Phase{PhaseAccepted, PhaseCompensating} {
 			s := captured(t)

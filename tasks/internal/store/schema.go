@@ -12,7 +12,8 @@ import (
 
 // Version is the schema version this build writes. It reads Version,
 // version 2 (the same layout without the fields version 3 added: a job's
-// LastObservedAt and its notification's Owed and LastError) and version 1
+// LastObservedAt, its notification's Owed and LastError, and an
+// orchestrator's Agent) and version 1
 // (one document holding everything), and migrates them on its first
 // write; a document or archive of any other version is refused
 // (Unsupported), never rewritten.
@@ -227,6 +228,9 @@ type Notification struct {
 // Orchestrator is a managed parent session.
 type Orchestrator struct {
 	FirstSeenAt time.Time `json:"firstSeenAt"`
+	// Agent is the orchestrator agent the session last called the task
+	// tools as: the agent a message slim sends to the session runs as.
+	Agent string `json:"agent,omitempty"`
 }
 
 // Tombstone records a dropped or deleted task. It blocks late output and

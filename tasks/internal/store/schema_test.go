@@ -70,7 +70,7 @@ func fullDocument() *State {
 			BaselineMessageID: "msg_01", Notification: Notification{Owed: true, Attempts: 1, Sent: true, LastAttemptAt: at(13), LastError: "transport: connection reset"},
 		}},
 		AliasCounters: map[string]int64{AliasKey("ses_parent", "exp"): 1},
-		Orchestrators: map[string]*Orchestrator{"ses_parent": {FirstSeenAt: at(14)}},
+		Orchestrators: map[string]*Orchestrator{"ses_parent": {FirstSeenAt: at(14), Agent: "orchestrator"}},
 		Leases: map[string]*Lease{"ses_child": {
 			TaskID: "ses_child", Kind: LeaseNotification, Token: "00112233445566778899aabbccddeeff", Seq: 3,
 			Generation: 7, TerminalRevision: &rev, AcquiredAt: at(15), OpID: "op1", Owner: who,
