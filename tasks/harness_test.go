@@ -246,6 +246,11 @@ func (h *harness) invariants() {
 	if _, err := os.Stat(filepath.Join(store.ScopeDir(h.state, h.dir, h.url), store.DocumentName)); err != nil {
 		return
 	}
+	// The call log is read before the store: every write is journalled
+	// as sent before it goes out, so the store read after it holds the op
+	// of every call logged, even one a background settler or notifier
+	// made in between.
+	calls := h.fake.Calls()
 	st := h.doc()
 	for j := range st.Jobs() {
 		id := j.TaskID
@@ -269,7 +274,7 @@ func (h *harness) invariants() {
 			}
 		}
 	}
-	h.wire(st)
+	h.wire(st, calls)
 }
 
 // wire checks the host's call log against the journal: a write reaches
@@ -284,11 +289,11 @@ func (h *harness) invariants() {
 //     marked sent, and no more aborts than it has abort ops and revive
 //     ops marked sent (a revive admitted for a deleted record is
 //     compensated with one abort).
-func (h *harness) wire(st *store.State) {
+func (h *harness) wire(st *store.State, calls []opencodefake.Call) {
 	h.t.Helper()
 	prompted := map[string]bool{}
 	messages, aborts := map[string]int{}, map[string]int{}
-	for _, c := range h.fake.Calls() {
+	for _, c := range calls {
 		if c.Method != "POST" {
 			continue
 		}
