@@ -460,7 +460,6 @@ func TestAVersion2ScopeIsReadAsItIsAndWrittenInVersion3(t *testing.T) {
 	// read as their zero values.
 	want := fullDocument()
 	for _, j := range want.Live {
-		j.LastObservedAt = time.Time{}
 		j.Notification.Owed, j.Notification.LastError = false, ""
 	}
 	for _, o := range want.Orchestrators {

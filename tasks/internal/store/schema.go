@@ -11,9 +11,8 @@ import (
 )
 
 // Version is the schema version this build writes. It reads Version,
-// version 2 (the same layout without the fields version 3 added: a job's
-// LastObservedAt, its notification's Owed and LastError, and an
-// orchestrator's Agent) and version 1
+// version 2 (the same layout without the fields version 3 added: a job
+// notification's Owed and LastError, and an orchestrator's Agent) and version 1
 // (one document holding everything), and migrates them on its first
 // write; a document or archive of any other version is refused
 // (Unsupported), never rewritten.
@@ -172,18 +171,14 @@ type Job struct {
 	RecoverableAfterLiveBusy bool      `json:"recoverableAfterLiveBusy,omitempty"`
 	// DeadlineExceededAt marks a hard wall-clock timeout; once set,
 	// nothing replaces it.
-	DeadlineExceededAt time.Time `json:"deadlineExceededAt,omitzero"`
-	LaunchedAt         time.Time `json:"launchedAt,omitzero"`
-	LastLaunchedAt     time.Time `json:"lastLaunchedAt,omitzero"`
-	RunStartedAt       time.Time `json:"runStartedAt,omitzero"`
-	UpdatedAt          time.Time `json:"updatedAt,omitzero"`
-	CompletedAt        time.Time `json:"completedAt,omitzero"`
-	LastUsedAt         time.Time `json:"lastUsedAt,omitzero"`
-	LastLiveBusyAt     time.Time `json:"lastLiveBusyAt,omitzero"`
-	// LastObservedAt is when a reconciliation pass last asked the host
-	// about the job. A pass looks at the least recently observed jobs
-	// first, so a board larger than one pass's bound is covered in turn.
-	LastObservedAt            time.Time     `json:"lastObservedAt,omitzero"`
+	DeadlineExceededAt        time.Time     `json:"deadlineExceededAt,omitzero"`
+	LaunchedAt                time.Time     `json:"launchedAt,omitzero"`
+	LastLaunchedAt            time.Time     `json:"lastLaunchedAt,omitzero"`
+	RunStartedAt              time.Time     `json:"runStartedAt,omitzero"`
+	UpdatedAt                 time.Time     `json:"updatedAt,omitzero"`
+	CompletedAt               time.Time     `json:"completedAt,omitzero"`
+	LastUsedAt                time.Time     `json:"lastUsedAt,omitzero"`
+	LastLiveBusyAt            time.Time     `json:"lastLiveBusyAt,omitzero"`
 	StopConfirmationStartedAt time.Time     `json:"stopConfirmationStartedAt,omitzero"`
 	LastErrorAt               time.Time     `json:"lastErrorAt,omitzero"`
 	ResultSummary             string        `json:"resultSummary,omitempty"`

@@ -63,7 +63,7 @@ func fullDocument() *State {
 			LastStatusError: "status map malformed", CancellationRequested: true, TimedOut: true,
 			RecoverableAfterLiveBusy: true, DeadlineExceededAt: at(2),
 			LaunchedAt: at(3), LastLaunchedAt: at(4), RunStartedAt: at(5), UpdatedAt: at(6), CompletedAt: at(7),
-			LastUsedAt: at(8), LastLiveBusyAt: at(9), LastObservedAt: at(14), StopConfirmationStartedAt: at(10), LastErrorAt: at(11),
+			LastUsedAt: at(8), LastLiveBusyAt: at(9), StopConfirmationStartedAt: at(10), LastErrorAt: at(11),
 			ResultSummary: "config/load.go:12", ContextFiles: []ContextFile{{Path: "config/load.go", LineCount: 120, LastReadAt: at(12)}},
 			TotalErrors: 1, TimeoutCount: 2,
 			Provisional: true, ExternalOrigin: true, PluginLaunched: true, VerifiedRetainedRound: true, RecoveredWithoutPrompt: true,
