@@ -173,7 +173,7 @@ func (e *engine) resume(ctx context.Context, parent, id, agent, prompt string) (
 		// A dead caller's lease that never sent anything is released
 		// first, as every capture does.
 		st.ReapDeadOwners(owner.Alive, e.now())
-		leased = st.Leases[job.TaskID] != nil && st.Leases[job.TaskID].Kind != store.LeaseNotification
+		leased = blocksRelaunch(st.Leases[job.TaskID])
 		return nil
 	}); err != nil {
 		return nil, err

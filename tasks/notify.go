@@ -72,6 +72,11 @@ func notifyInFlight(st *store.State, j *store.Job) bool {
 	return false
 }
 
+// blocksRelaunch reports whether lease l keeps a relaunch of its task
+// out: every lease does but a notification's, which the relaunch takes
+// over (preemptNotice).
+func blocksRelaunch(l *store.Lease) bool { return l != nil && l.Kind != store.LeaseNotification }
+
 // preemptNotice releases the task's terminal-notification lease, if it
 // has one, for a relaunch: a parent that starts a new run of the task
 // knows the old one ended, so the relaunch must not wait for the
@@ -80,7 +85,7 @@ func notifyInFlight(st *store.State, j *store.Job) bool {
 // outcome is recorded on its op only, since its lease and run are gone.
 func preemptNotice(st *store.State, taskID string, now time.Time) {
 	l := st.Leases[taskID]
-	if l == nil || l.Kind != store.LeaseNotification {
+	if l == nil || blocksRelaunch(l) {
 		return
 	}
 	delete(st.Leases, taskID)
@@ -216,9 +221,9 @@ func (e *engine) sendNotice(ctx context.Context, n notice, a noticeAttempt) (ret
 	case <-wait.C:
 		late = true
 		if err := e.commitOutcome(func(st *store.State) error {
-			if l := st.Leases[n.TaskID]; l != nil && l.Token == a.token {
-				delete(st.Leases, n.TaskID)
-			}
+			// A relaunch may have taken the lease already: then there
+			// is nothing of this attempt's to release.
+			_ = st.ReleaseLease(n.TaskID, a.token)
 			if p := st.Ops[a.opID]; p != nil && !p.Phase.Final() {
 				p.Error = fmt.Sprintf("no answer within %v; the lease was released and the request is still pending", e.t.Notify)
 			}

@@ -150,9 +150,7 @@ func TestANotificationTheHostFailsIsTriedThreeTimesAndARefusalOnce(t *testing.T)
 	t.Run("server errors", func(t *testing.T) {
 		h := newHarness(t)
 		h.notifying(5 * time.Second)
-		if err := h.fake.AddFaults(opencodefake.Fault{Method: "POST", Path: "/session/" + parent + "/prompt_async", Respond: &opencodefake.Response{Status: 500, Body: json.RawMessage(`{"name":"UnknownError","data":{"message":"boom"}}`)}}); err != nil {
-			t.Fatal(err)
-		}
+		h.failNotices(500, `{"name":"UnknownError","data":{"message":"boom"}}`)
 		id := h.completed("explorer", "done")
 		h.waitFor("three attempts", func(st *store.State) bool {
 			n := st.Job(id).Notification
@@ -170,9 +168,7 @@ func TestANotificationTheHostFailsIsTriedThreeTimesAndARefusalOnce(t *testing.T)
 	t.Run("an authoritative refusal", func(t *testing.T) {
 		h := newHarness(t)
 		h.notifying(5 * time.Second)
-		if err := h.fake.AddFaults(opencodefake.Fault{Method: "POST", Path: "/session/" + parent + "/prompt_async", Respond: &opencodefake.Response{Status: 400, Body: json.RawMessage(`{"name":"BadRequest","data":{"message":"no"}}`)}}); err != nil {
-			t.Fatal(err)
-		}
+		h.failNotices(400, `{"name":"BadRequest","data":{"message":"no"}}`)
 		id := h.completed("explorer", "done")
 		h.waitFor("the refusal", func(st *store.State) bool { return st.Job(id).Notification.LastError != "" && !notifyBusy(st, id) })
 		time.Sleep(1200 * time.Millisecond)
@@ -183,6 +179,15 @@ func TestANotificationTheHostFailsIsTriedThreeTimesAndARefusalOnce(t *testing.T)
 			t.Fatalf("op %+v", op)
 		}
 	})
+}
+
+// failNotices makes the host answer every notification with status and
+// body.
+func (h *harness) failNotices(status int, body string) {
+	h.t.Helper()
+	if err := h.fake.AddFaults(opencodefake.Fault{Method: "POST", Path: "/session/" + parent + "/prompt_async", Respond: &opencodefake.Response{Status: status, Body: json.RawMessage(body)}}); err != nil {
+		h.t.Fatal(err)
+	}
 }
 
 // notifyBusy reports whether a notification of the task is unsettled or

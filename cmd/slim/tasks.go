@@ -45,7 +45,7 @@ func tasksConfig(getenv func(string) string) (tasks.Config, error) {
 	case "0", "false", "off":
 		cfg.NoNotify = true
 	default:
-		return tasks.Config{}, slimerr.New(slimerr.Usage, slimerr.CodeUsage, "SLIM_TASKS_NOTIFY=%q: want 1 or 0", v)
+		return tasks.Config{}, slimerr.New(slimerr.Usage, slimerr.CodeUsage, "SLIM_TASKS_NOTIFY=%q: want 1 or 0 (true/false, on/off)", v)
 	}
 	if v := strings.TrimSpace(getenv("SLIM_TASKS_ORCHESTRATORS")); v != "" {
 		for _, a := range strings.Split(v, ",") {
