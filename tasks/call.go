@@ -61,9 +61,6 @@ func Call(ctx context.Context, cfg Config, tool string, req Request) (*Result, e
 	if err != nil {
 		return nil, err
 	}
-	if sc.Flavor == "v2" {
-		return nil, errV2(toolLabel(tool))
-	}
 	e, err := open(cfg, sc)
 	if err != nil {
 		return nil, err

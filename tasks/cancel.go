@@ -195,7 +195,12 @@ func (e *engine) cancelTracked(ctx context.Context, job *store.Job, reason strin
 // idle or absent entry in a valid map) for the stable window without a
 // break, within the verification budget. It returns "" when it was, or
 // the last status seen.
+//
+// A v2 host has no map: see verifyStoppedV2.
 func (e *engine) verifyStopped(ctx context.Context, taskID string, since time.Time) string {
+	if e.v2() {
+		return e.verifyStoppedV2(ctx, taskID, since)
+	}
 	deadline := time.Now().Add(e.t.Verify)
 	var quietSince time.Time
 	last := "unknown"

@@ -52,17 +52,8 @@ func (c *Config) scopeOf(req Request) (scope, error) {
 	return s, nil
 }
 
-// errV2 refuses a v2 host: it has no live status map and other routes,
-// so nothing it answers could be verified the way the tools promise.
-func errV2(what string) error {
-	return toolErr("%s: this host serves OpenCode's v2 API, which slim's background task tools do not drive; nothing was sent. Run them against a v1 server (opencode serve).", what)
-}
-
-// open returns the engine of a scope. A v2 host is refused.
+// open returns the engine of a scope.
 func open(cfg Config, sc scope) (*engine, error) {
-	if sc.Flavor == "v2" {
-		return nil, errV2("slim tasks")
-	}
 	t := cfg.Timeouts
 	if t == (Timeouts{}) {
 		t = DefaultTimeouts()
@@ -76,6 +67,7 @@ func open(cfg Config, sc scope) (*engine, error) {
 		Directory: sc.Directory,
 		Username:  cfg.Username,
 		Password:  cfg.Password,
+		V2:        sc.Flavor == "v2",
 	})
 	if err != nil {
 		return nil, usageErr("%v", err)
@@ -118,6 +110,10 @@ type snapshot struct {
 	m   opencode.StatusMap
 	err string // why the map cannot be used, when it cannot
 	at  time.Time
+	// probe, on a v2 host (which has no map), asks the host about one
+	// session; probed keeps its answers, so a call asks once a session.
+	probe  func(id string) liveObs
+	probed map[string]liveObs
 }
 
 // liveObs is what a snapshot says about one session.
@@ -131,6 +127,9 @@ func (o liveObs) known() bool { return o.live != "" }
 
 // snapshot reads the live status map once within the status deadline.
 func (e *engine) snapshot(ctx context.Context) snapshot {
+	if e.v2() {
+		return e.snapshotV2(ctx)
+	}
 	s := snapshot{at: e.now()}
 	ctx, cancel := context.WithTimeout(ctx, e.t.Status)
 	defer cancel()
@@ -147,6 +146,14 @@ func (e *engine) snapshot(ctx context.Context) snapshot {
 }
 
 func (s snapshot) observe(id string) liveObs {
+	if s.probe != nil {
+		o, ok := s.probed[id]
+		if !ok {
+			o = s.probe(id)
+			s.probed[id] = o
+		}
+		return o
+	}
 	if s.err != "" {
 		return liveObs{err: s.err}
 	}
@@ -160,6 +167,18 @@ func (s snapshot) observe(id string) liveObs {
 		return liveObs{err: o.Err}
 	}
 	return liveObs{err: "live status unavailable"}
+}
+
+// peek is observe without asking the host anything: what a transaction
+// may look at under the store's lock.
+func (s snapshot) peek(id string) liveObs {
+	if s.probe != nil {
+		if o, ok := s.probed[id]; ok {
+			return o
+		}
+		return liveObs{err: s.err}
+	}
+	return s.observe(id)
 }
 
 // readCtx bounds one read of a transcript or a session.

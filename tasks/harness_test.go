@@ -53,13 +53,15 @@ var knobs = map[string]string{
 }
 
 type harness struct {
-	t     *testing.T
-	bin   string
-	fake  *opencodefake.Server
-	url   string
-	state string
-	dir   string
-	env   map[string]string
+	// flavor is the requests' host.flavor; empty sends none (v1).
+	flavor string
+	t      *testing.T
+	bin    string
+	fake   *opencodefake.Server
+	url    string
+	state  string
+	dir    string
+	env    map[string]string
 	// maxGen is the highest generation seen per task, for I4.
 	maxGen map[string]int64
 	seq    int64
@@ -110,6 +112,9 @@ func (h *harness) requestAs(session, agent string, args any) []byte {
 		"args":    args,
 		"context": map[string]any{"sessionID": session, "agent": agent, "directory": h.dir, "callID": "call_" + itoa(int(h.seq))},
 		"host":    map[string]any{"serverUrl": h.url},
+	}
+	if h.flavor != "" {
+		req["host"].(map[string]any)["flavor"] = h.flavor
 	}
 	b, err := json.Marshal(req)
 	if err != nil {
@@ -297,9 +302,19 @@ func (h *harness) wire(st *store.State, calls []opencodefake.Call) {
 		if c.Method != "POST" {
 			continue
 		}
-		session, action, ok := strings.Cut(strings.TrimPrefix(c.Path, "/session/"), "/")
+		// A v2 host's routes are under /api, and name the calls
+		// otherwise: prompt for prompt_async, interrupt for abort.
+		session, action, ok := strings.Cut(strings.TrimPrefix(strings.TrimPrefix(c.Path, "/api"), "/session/"), "/")
 		if !ok || strings.Contains(action, "/") {
 			continue
+		}
+		if strings.HasPrefix(c.Path, "/api/") {
+			switch action {
+			case "prompt":
+				action = "prompt_async"
+			case "interrupt":
+				action = "abort"
+			}
 		}
 		switch action {
 		case "prompt_async":

@@ -33,6 +33,10 @@ func runMessage(ctx context.Context, e *engine, req Request) (*Result, error) {
 		return nil, toolErr("task_message requires a non-empty message")
 	case utf8.RuneCountInString(text) > 500:
 		return nil, toolErr("task_message: the message is longer than 500 characters")
+	case e.v2():
+		// A v2 host has no noReply: every message starts a run, so a
+		// "message" would steer the task off what it is doing.
+		return nil, toolErr("task_message is not available on this host: it serves OpenCode's v2 API, which cannot add a message to a session without starting a run, so the message would interrupt the task's current direction. Nothing was sent. Let the task finish and use task_revive with the new instruction, or task_cancel it.")
 	}
 	var c *captured
 	err := e.update(func(st *store.State) error {

@@ -59,6 +59,9 @@ func (e *engine) observe(ctx context.Context, parent, only string, snap snapshot
 type gathered struct {
 	targets []store.Job
 	orphans []store.Op
+	// cancels are the sessions of orphaned cancels, which the pass
+	// settles from the snapshot: on a v2 host each is probed first.
+	cancels []string
 }
 
 // gather collects, in the caller's read of the store, the parent's jobs
@@ -73,6 +76,11 @@ func gather(st *store.State, parent, only string) gathered {
 		}
 	}
 	for _, l := range st.Leases {
+		if l.State == store.LeaseOrphaned && l.Kind == store.LeaseCancellation && len(g.cancels) < maxObserved {
+			if j := st.Job(l.TaskID); j != nil && j.ParentSessionID == parent {
+				g.cancels = append(g.cancels, l.TaskID)
+			}
+		}
 		if l.State != store.LeaseOrphaned || l.Kind != store.LeaseRelaunch {
 			continue
 		}
@@ -111,6 +119,9 @@ func (e *engine) observeGathered(ctx context.Context, g gathered, snap snapshot)
 			}
 		}
 		out = append(out, o)
+	}
+	for _, id := range g.cancels {
+		snap.observe(id) // kept in the snapshot for apply (a v2 probe)
 	}
 	var ev []orphanObs
 	for _, op := range g.orphans {
@@ -208,7 +219,7 @@ func (e *engine) apply(st *store.State, obs []jobObs, orphans []orphanObs, snap 
 		}
 		// An orphaned cancel is resolved by a valid map showing the
 		// session idle: the cancel is then committed as verified.
-		if ob := snap.observe(l.TaskID); ob.absent {
+		if ob := snap.peek(l.TaskID); ob.absent {
 			if j := st.Job(l.TaskID); j != nil && j.State == store.JobRunning {
 				markCancelled(j, l.Generation, "", now)
 			}

@@ -84,6 +84,11 @@ func (e *engine) revive(ctx context.Context, parent, name, prompt string, allowC
 	if job == nil {
 		return nil, toolErr("Unknown or unowned background task: %s", name)
 	}
+	if e.v2() {
+		if err := e.reviveCapableV2(ctx, name, job.TaskID); err != nil {
+			return nil, err
+		}
+	}
 	if job.State == store.JobRunning && allowCancel {
 		_, text, ok, err := e.cancelTracked(ctx, job, "revived")
 		if err != nil {
@@ -144,6 +149,12 @@ func (e *engine) revive(ctx context.Context, parent, name, prompt string, allowC
 		return failed("Baseline capture failed (" + err.Error() + "); the revive prompt was NOT sent")
 	}
 	baseline := opencode.LastID(msgs)
+	if e.v2() {
+		if why, refusal := e.liveCheckV2(ctx, name, job.TaskID); refusal != "" {
+			e.abandon(c, why)
+			return nil, toolErr("%s", refusal)
+		}
+	}
 	snap := e.snapshot(ctx)
 	switch ob := snap.observe(job.TaskID); {
 	case ob.known():

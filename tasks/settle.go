@@ -328,6 +328,7 @@ func (e *engine) compensate(ctx context.Context, op store.Op) error {
 		l := st.Leases[op.TaskID]
 		return l != nil && l.Token == op.LeaseToken && l.State == store.LeaseHeld && st.Job(op.TaskID) == nil
 	}
+	abortStart := e.now()
 	ok, aerr := e.host.Abort(ctx, op.TaskID)
 	why := ""
 	switch {
@@ -335,6 +336,10 @@ func (e *engine) compensate(ctx context.Context, op store.Op) error {
 		why = "the abort failed: " + aerr.Error()
 	case !ok:
 		why = "the abort was not confirmed"
+	case e.v2():
+		if w := e.verifyStoppedV2(ctx, op.TaskID, abortStart); w != "" {
+			why = "the session is not known to be quiet: " + w
+		}
 	default:
 		vctx, cancel := context.WithTimeout(ctx, e.t.Verify)
 		m, err := e.host.Status(vctx)

@@ -163,9 +163,6 @@ func Observe(ctx context.Context, cfg Config, sc HostScope, ev Event) error {
 // scope has no store yet, so a project that never ran a task gains no
 // state from its events, and its events cost one stat.
 func ObserveTracked(ctx context.Context, cfg Config, sc HostScope, ev Event) error {
-	if sc.Flavor == "v2" {
-		return nil // no store is ever opened for a v2 host
-	}
 	dir := store.ScopeDir(cfg.StateDir, sc.Directory, strings.TrimRight(sc.ServerURL, "/"))
 	if _, err := os.Lstat(filepath.Join(dir, store.DocumentName)); err != nil {
 		return nil

@@ -255,20 +255,3 @@ func TestAV2ServerBehindAV1RequestKeepsTheTaskUncertainAndWritesNothing(t *testi
 		t.Fatalf("%d writes reached the host", n)
 	}
 }
-
-func TestAV2HostIsRefusedBeforeAnythingIsSent(t *testing.T) {
-	h := newHarness(t, func(o *opencodefake.Options) { o.V2 = true })
-	req := []byte(`{"args":{"task_id":"exp-1"},"context":{"sessionID":"` + parent + `","agent":"orchestrator","directory":"` + h.dir + `"},"host":{"serverUrl":"` + h.url + `","flavor":"v2"}}`)
-	for _, tool := range []string{"status", "cancel", "revive"} {
-		o := h.run(req, "tasks", tool)
-		if o.code != 1 || !strings.Contains(o.stderr, "v2 API") {
-			t.Fatalf("%s: %s", tool, o)
-		}
-	}
-	if n := len(h.fake.Calls()); n != 0 {
-		t.Fatalf("%d calls reached the host", n)
-	}
-	if g := h.run(nil, "tasks", "wake-gate", "--flavor", "v2", "--directory", h.dir, "--server-url", h.url, "--session", parent); strings.TrimSpace(g.stdout) != "blocked:unsupported_host" {
-		t.Fatal(g)
-	}
-}

@@ -26,6 +26,9 @@ type Config struct {
 	HTTP *http.Client
 	// MaxBody bounds every response body read (DefaultMaxBody when 0).
 	MaxBody int64
+	// V2 drives the experimental v2 API an opencode2 host serves under
+	// /api: see the package doc for how each call maps onto it.
+	V2 bool
 }
 
 // DefaultMaxBody bounds a response body: a transcript of a long session
@@ -144,6 +147,10 @@ type Prompt struct {
 	Model     *ModelRef    `json:"model,omitempty"`
 	NoReply   bool         `json:"noReply,omitempty"`
 	Parts     []PromptPart `json:"parts"`
+	// Delivery is the v2 prompt's delivery ("queue": after the run going
+	// on). The client sets it on v2 hosts; v1 has no such field and it is
+	// never sent there.
+	Delivery string `json:"delivery,omitempty"`
 }
 
 // PromptPart is one text part of a prompt.
@@ -158,7 +165,8 @@ type PromptPart struct {
 // safe for concurrent use, and never retries: every call is sent once,
 // and what its error means is for the caller to decide (see Kind).
 type Client struct {
-	cfg  Config
-	hc   *http.Client
-	root string // scheme://host and the escaped path prefix, without a final "/"
+	cfg      Config
+	hc       *http.Client
+	root     string // scheme://host and the escaped path prefix, without a final "/"
+	sessions string // the session routes' root: /session, or /api/session on v2
 }

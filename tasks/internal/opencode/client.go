@@ -46,7 +46,11 @@ func New(cfg Config) (*Client, error) {
 		hc = privateClient()
 	}
 	root := u.Scheme + "://" + u.Host + strings.TrimRight(u.EscapedPath(), "/")
-	return &Client{cfg: cfg, hc: hc, root: root}, nil
+	c := &Client{cfg: cfg, hc: hc, root: root, sessions: "/session"}
+	if cfg.V2 {
+		c.sessions = "/api/session"
+	}
+	return c, nil
 }
 
 // privateClient is the client a Config without one gets: keep-alive, no
@@ -84,7 +88,7 @@ func (c *Client) CreateSession(ctx context.Context, parentID, title string) (Ses
 		Title    string `json:"title,omitempty"`
 	}{parentID, title}
 	var s Session
-	err := c.call(ctx, request{method: http.MethodPost, path: "/session", body: body, what: "session"},
+	err := c.call(ctx, request{method: http.MethodPost, path: c.sessions, body: body, what: "session"},
 		func(raw []byte) error { return decodeSession(raw, &s) })
 	return s, err
 }
@@ -92,7 +96,7 @@ func (c *Client) CreateSession(ctx context.Context, parentID, title string) (Ses
 // GetSession reads GET /session/{id}; a deleted session is a NotFound
 // error.
 func (c *Client) GetSession(ctx context.Context, id string) (Session, error) {
-	path, err := sessionPath(id, "")
+	path, err := c.sessionPath(id, "")
 	if err != nil {
 		return Session{}, err
 	}
@@ -104,7 +108,7 @@ func (c *Client) GetSession(ctx context.Context, id string) (Session, error) {
 
 // Children lists a session's child sessions (GET /session/{id}/children).
 func (c *Client) Children(ctx context.Context, id string) ([]Session, error) {
-	path, err := sessionPath(id, "/children")
+	path, err := c.sessionPath(id, "/children")
 	if err != nil {
 		return nil, err
 	}
@@ -116,7 +120,7 @@ func (c *Client) Children(ctx context.Context, id string) ([]Session, error) {
 
 // Todos reads a session's todo list (GET /session/{id}/todo).
 func (c *Client) Todos(ctx context.Context, id string) ([]Todo, error) {
-	path, err := sessionPath(id, "/todo")
+	path, err := c.sessionPath(id, "/todo")
 	if err != nil {
 		return nil, err
 	}
@@ -151,7 +155,7 @@ func (c *Client) pending(ctx context.Context, path, what string) ([]Pending, err
 // 0 keeps only the last limit messages; 0 reads them all. Anything but a
 // JSON array of messages, each with a string info.role, is Malformed.
 func (c *Client) Messages(ctx context.Context, id string, limit int) ([]Message, error) {
-	path, err := sessionPath(id, "/message")
+	path, err := c.sessionPath(id, "/message")
 	if err != nil {
 		return nil, err
 	}
@@ -167,8 +171,24 @@ func (c *Client) Messages(ctx context.Context, id string, limit int) ([]Message,
 // PromptAsync sends a prompt with POST /session/{id}/prompt_async. Any
 // 2xx without an error envelope (the server answers 204) means the
 // prompt was admitted; the run goes on in the background.
+//
+// On v2 it is POST /api/session/{id}/prompt with delivery "queue" (unless
+// p names another): the prompt runs after the run going on, if any. v2
+// has no noReply, so a Prompt with NoReply is a Usage error there.
 func (c *Client) PromptAsync(ctx context.Context, id string, p Prompt) error {
-	path, err := sessionPath(id, "/prompt_async")
+	rest := "/prompt_async"
+	if c.cfg.V2 {
+		if p.NoReply {
+			return usageErr(CodeBadBody, nil, "an OpenCode v2 host has no noReply: every prompt starts a run")
+		}
+		rest = "/prompt"
+		if p.Delivery == "" {
+			p.Delivery = "queue"
+		}
+	} else {
+		p.Delivery = ""
+	}
+	path, err := c.sessionPath(id, rest)
 	if err != nil {
 		return err
 	}
@@ -179,8 +199,14 @@ func (c *Client) PromptAsync(ctx context.Context, id string, p Prompt) error {
 // answers once the message is handled: at once with Prompt.NoReply (the
 // message is only recorded), else when the run is over, so give ctx a
 // deadline. The answer must be a message.
+//
+// A v2 host has no such call: it is a NoRoute error, and nothing is sent.
 func (c *Client) SendMessage(ctx context.Context, id string, p Prompt) error {
-	path, err := sessionPath(id, "/message")
+	if c.cfg.V2 {
+		return &Error{Kind: NotFound, Code: CodeNoRoute, Message: "an OpenCode v2 host cannot record a message without starting a run (it has no noReply)"}
+	}
+	p.Delivery = ""
+	path, err := c.sessionPath(id, "/message")
 	if err != nil {
 		return err
 	}
@@ -191,8 +217,16 @@ func (c *Client) SendMessage(ctx context.Context, id string, p Prompt) error {
 // Abort asks the server to stop a session's run (POST
 // /session/{id}/abort). It reports the server's answer: false means the
 // abort is not confirmed. Anything but a JSON boolean is Malformed.
+//
+// On v2 it is POST /api/session/{id}/interrupt with {"continue": false}:
+// an empty answer (204) or {"interrupted": true} confirms it, and
+// {"interrupted": false} (nothing was running, or the host refused) does
+// not. Either way only a later idle check proves the run stopped.
 func (c *Client) Abort(ctx context.Context, id string) (bool, error) {
-	path, err := sessionPath(id, "/abort")
+	if c.cfg.V2 {
+		return c.interrupt(ctx, id)
+	}
+	path, err := c.sessionPath(id, "/abort")
 	if err != nil {
 		return false, err
 	}
@@ -212,10 +246,71 @@ func (c *Client) Abort(ctx context.Context, id string) (bool, error) {
 	return confirmed, err
 }
 
+func (c *Client) interrupt(ctx context.Context, id string) (bool, error) {
+	path, err := c.sessionPath(id, "/interrupt")
+	if err != nil {
+		return false, err
+	}
+	confirmed := true
+	body := struct {
+		Continue bool `json:"continue"`
+	}{false}
+	err = c.call(ctx, request{method: http.MethodPost, path: path, body: body, what: "session interrupt"}, func(raw []byte) error {
+		if len(bytes.TrimSpace(raw)) == 0 {
+			return nil
+		}
+		var v struct {
+			Interrupted *bool `json:"interrupted"`
+		}
+		if err := decodeObject(raw, &v); err != nil {
+			return err
+		}
+		if v.Interrupted == nil {
+			return fmt.Errorf("no interrupted field")
+		}
+		confirmed = *v.Interrupted
+		return nil
+	})
+	return confirmed, err
+}
+
+// Wait blocks until the session is idle and returns its info, on a v2
+// host (POST /api/session/{id}/wait?timeoutMs=). timeout bounds the wait
+// at the host (0 asks whether it is idle now); a host that is still busy
+// then answers 408, a Rejected error with Status 408. Give ctx a deadline
+// a little beyond timeout. A host without the route answers 404 as for a
+// deleted session (the caller tells them apart by reading the session);
+// a v1 client has no wait call: a NoRoute error, and nothing is sent.
+func (c *Client) Wait(ctx context.Context, id string, timeout time.Duration) (Session, error) {
+	if !c.cfg.V2 {
+		return Session{}, &Error{Kind: NotFound, Code: CodeNoRoute, Message: "an OpenCode v1 host has no wait-for-idle call"}
+	}
+	path, err := c.sessionPath(id, "/wait")
+	if err != nil {
+		return Session{}, err
+	}
+	var s Session
+	rq := request{method: http.MethodPost, path: path, what: "session wait",
+		query: url.Values{"timeoutMs": {strconv.FormatInt(max(timeout.Milliseconds(), 0), 10)}}}
+	err = c.call(ctx, rq, func(raw []byte) error { return decodeSession(raw, &s) })
+	return s, err
+}
+
+// StillBusy reports whether err is a wait's answer that the session did
+// not become idle within its timeout.
+func StillBusy(err error) bool {
+	e, ok := AsError(err)
+	return ok && e.Status == http.StatusRequestTimeout
+}
+
 // Status reads the live status map (GET /session/status); see StatusMap
 // for how it is judged. A timeout is an Unknown error whose message is
-// exactly "Session status lookup timed out".
+// exactly "Session status lookup timed out". A v2 host has no map: the
+// call is a NoRoute error and nothing is sent.
 func (c *Client) Status(ctx context.Context) (StatusMap, error) {
+	if c.cfg.V2 {
+		return StatusMap{}, &Error{Kind: NotFound, Code: CodeNoRoute, Message: ErrNoStatusMap}
+	}
 	var m StatusMap
 	err := c.call(ctx, request{
 		method: http.MethodGet, path: "/session/status", what: "session-status",
@@ -224,14 +319,14 @@ func (c *Client) Status(ctx context.Context) (StatusMap, error) {
 	return m, err
 }
 
-// sessionPath is "/session/{id}" and then rest, with id escaped as one
+// sessionPath is "/session/{id}" ("/api/session/{id}" on v2) and then rest, with id escaped as one
 // path segment. An empty id, "." and ".." are Usage errors: they would
 // name another route once the path is cleaned.
-func sessionPath(id, rest string) (string, error) {
+func (c *Client) sessionPath(id, rest string) (string, error) {
 	if id == "" || id == "." || id == ".." {
 		return "", usageErr(CodeBadID, nil, "%q is not a session id", id)
 	}
-	return "/session/" + url.PathEscape(id) + rest, nil
+	return c.sessions + "/" + url.PathEscape(id) + rest, nil
 }
 
 // request is one call to the server.

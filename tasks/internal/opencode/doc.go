@@ -1,7 +1,17 @@
 // Package opencode is the HTTP client of slim's background task tools for
-// an OpenCode v1 server (opencode serve): it creates child sessions,
-// prompts them, reads the live status map and the transcripts, and aborts
-// runs, for one project directory.
+// an OpenCode server: it creates child sessions, prompts them, reads the
+// live status map and the transcripts, and aborts runs, for one project
+// directory.
+//
+// # v1 and v2
+//
+// By default it speaks the v1 API (opencode serve). Config.V2 speaks the
+// experimental v2 API under /api (opencode2) with the same calls: the
+// session routes move under /api/session, PromptAsync is POST .../prompt
+// with delivery "queue", Abort is POST .../interrupt with {"continue":
+// false}, and Wait is the host's wait-for-idle. v2 has no live status map
+// and no noReply: Status and SendMessage are then NoRoute errors and send
+// nothing, as is Wait on v1.
 //
 // # What a call sends
 //

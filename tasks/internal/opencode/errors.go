@@ -42,6 +42,7 @@ const (
 	CodeRejected    = "rejected"          // Rejected: an explicit 4xx
 	CodeEnvelope    = "error_envelope"    // Rejected: a 2xx error envelope
 	CodeNotFound    = "not_found"         // NotFound: 404
+	CodeNoRoute     = "no_route"          // NotFound: the host's API has no such call; nothing was sent
 	CodeAuth        = "auth"              // Auth: 401 or 403
 	CodeTimeout     = "timeout"           // Unknown: the context's deadline (or a transport timeout) passed
 	CodeCanceled    = "canceled"          // Unknown: the context was canceled
@@ -105,6 +106,14 @@ func Authoritative(err error) bool {
 // request although no success came back (Unknown): a write must then be
 // treated as possibly done.
 func MayHaveBeenAdmitted(err error) bool { return kindOf(err) == Unknown }
+
+// NoRoute reports whether err says the host's API has no such call (code
+// CodeNoRoute): it was refused before anything was sent, and says nothing
+// about the session the call named.
+func NoRoute(err error) bool {
+	e, ok := AsError(err)
+	return ok && e.Code == CodeNoRoute
+}
 
 // Timeout reports whether err is a timeout: the call's deadline passed
 // before the answer came (code CodeTimeout).

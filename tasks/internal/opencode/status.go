@@ -7,6 +7,10 @@ import (
 	"slices"
 )
 
+// ErrNoStatusMap is the message of Status on a v2 host, which keeps no
+// live status map: nothing it has says a session is running.
+const ErrNoStatusMap = "the host serves OpenCode's v2 API, which has no live status map"
+
 // Live is what a live status entry says a session is doing.
 type Live string
 
