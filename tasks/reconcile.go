@@ -2,6 +2,7 @@ package tasks
 
 import (
 	"context"
+	"sort"
 	"time"
 
 	"github.com/slimgate/slim/tasks/internal/opencode"
@@ -24,6 +25,9 @@ type jobObs struct {
 	// unread is why the transcript of a session the map shows idle could
 	// not be read: then nothing says whether the run finished.
 	unread string
+	// turn: the pass could not look at all the parent's jobs, so it
+	// records that it looked at this one (see gather).
+	turn bool
 }
 
 // orphanObs is evidence about an orphaned lease: whether the client
@@ -62,18 +66,35 @@ type gathered struct {
 	// cancels are the sessions of orphaned cancels, which the pass
 	// settles from the snapshot: on a v2 host each is probed first.
 	cancels []string
+	// turns: there were more jobs to look at than one pass looks at.
+	turns bool
 }
 
 // gather collects, in the caller's read of the store, the parent's jobs
 // a pass looks at (all of them, or only the one named by only) and its
 // orphaned revives.
+//
+// A pass looks at no more than maxObserved jobs. When there are more, it
+// takes the least recently observed first (the oldest launched among
+// equals) and records when it looked at each, so the next pass starts
+// where this one stopped and every job is reached in turn. A pass that
+// looks at them all records nothing: the order does not matter then, and
+// a pass that learns nothing new writes nothing.
 func gather(st *store.State, parent, only string) gathered {
 	var g gathered
 	// A job that needs observation is never settled, so never archived.
+	var due []*store.Job
 	for _, j := range liveJobsOf(st, parent) {
-		if (only == "" || j.TaskID == only) && needsObservation(j) && len(g.targets) < maxObserved {
-			g.targets = append(g.targets, *j)
+		if (only == "" || j.TaskID == only) && needsObservation(j) {
+			due = append(due, j)
 		}
+	}
+	if len(due) > maxObserved {
+		sort.SliceStable(due, func(a, b int) bool { return due[a].LastObservedAt.Before(due[b].LastObservedAt) })
+		due, g.turns = due[:maxObserved], true
+	}
+	for _, j := range due {
+		g.targets = append(g.targets, *j)
 	}
 	for _, l := range st.Leases {
 		if l.State == store.LeaseOrphaned && l.Kind == store.LeaseCancellation && len(g.cancels) < maxObserved {
@@ -100,7 +121,7 @@ func gather(st *store.State, parent, only string) gathered {
 func (e *engine) observeGathered(ctx context.Context, g gathered, snap snapshot) ([]jobObs, []orphanObs) {
 	var out []jobObs
 	for _, j := range g.targets {
-		o := jobObs{taskID: j.TaskID, gen: j.Generation, live: snap.observe(j.TaskID)}
+		o := jobObs{taskID: j.TaskID, gen: j.Generation, live: snap.observe(j.TaskID), turn: g.turns}
 		if o.live.absent {
 			rctx, cancel := e.readCtx(ctx)
 			msgs, err := e.host.Messages(rctx, j.TaskID, 0)
@@ -157,6 +178,9 @@ func (e *engine) apply(st *store.State, obs []jobObs, orphans []orphanObs, snap 
 		j := st.Job(o.taskID)
 		if j == nil || j.Generation != o.gen {
 			continue
+		}
+		if o.turn {
+			j.LastObservedAt = snap.at
 		}
 		switch {
 		case o.gone:

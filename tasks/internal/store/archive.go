@@ -315,10 +315,10 @@ func decodeArchive(name string, data []byte, m Meta) (*Archive, error) {
 	switch {
 	case a.Version == 0:
 		return nil, newErr(Corrupt, CodeCorrupt, nil, "the archive %s has no schema version; it was left as it is", name)
-	case a.Version == 2:
-		// As for the document: version 3 only added job fields, and the
-		// archive is written in version 3 when a transaction next changes
-		// it.
+	case a.Version == 2 || a.Version == 3:
+		// As for the document: versions 3 and 4 only added job fields,
+		// and the archive is written in this version when a transaction
+		// next changes it.
 		a.Version = Version
 	case a.Version != Version:
 		return nil, unsupported(name, a.Version)

@@ -285,7 +285,7 @@ func TestAnArchiveThatCannotBeUsedFailsWhatAsksForIt(t *testing.T) {
 		code string
 	}{
 		{"not JSON", write(`{not json`), Corrupt, CodeCorrupt},
-		{"another version", write(`{"version":4}`), Unsupported, CodeVersion},
+		{"another version", write(`{"version":5}`), Unsupported, CodeVersion},
 		{"jobs the document does not list", write(`{"version":2,"jobs":{}}`), Corrupt, CodeCorrupt},
 		{"missing", func(t *testing.T, path string) { os.Remove(path) }, Corrupt, CodeCorrupt},
 		{"a symbolic link", func(t *testing.T, path string) {
@@ -440,63 +440,80 @@ func TestAWriterKilledWhileMovingJobsLosesAndDuplicatesNone(t *testing.T) {
 	t.Logf("%d kills, %d between an archive and its document", kills, between)
 }
 
-func TestAVersion2ScopeIsReadAsItIsAndWrittenInVersion3(t *testing.T) {
-	doc, err := os.ReadFile(filepath.Join("testdata", "state-v2.json"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	arc, err := os.ReadFile(filepath.Join("testdata", "archive-v2.json"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	s := openT(t, Options{})
-	if err := os.WriteFile(s.Path(), doc, 0o600); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(filepath.Join(s.Dir(), "archive-1.json"), arc, 0o600); err != nil {
-		t.Fatal(err)
-	}
-	// What version 2 held reads unchanged; the fields version 3 added
-	// read as their zero values.
-	want := fullDocument()
-	for _, j := range want.Live {
-		j.Notification.Owed, j.Notification.LastError = false, ""
-	}
-	for _, o := range want.Orchestrators {
-		o.Agent = ""
-	}
-	read := func() {
-		t.Helper()
-		if err := s.View(func(st *State) error {
-			if !reflect.DeepEqual(plain(st), want) {
-				t.Fatalf("the version 2 document reads as\n%+v\nwant\n%+v", plain(st), want)
+// An older scope (document and archive) reads as it is, the fields later
+// versions added as their zero values, and the next write rewrites both
+// in this version.
+func TestAnOlderScopeIsReadAsItIsAndWrittenInThisVersion(t *testing.T) {
+	for _, tt := range []struct {
+		version int
+		lacks   func(*State) // clears what the version does not hold
+	}{
+		{2, func(st *State) {
+			for _, j := range st.Live {
+				j.Notification.Owed, j.Notification.LastError, j.LastObservedAt = false, "", time.Time{}
 			}
-			if a := st.Archive(); !reflect.DeepEqual(a, fullArchive()) {
-				t.Fatalf("the version 2 archive reads as\n%+v", a)
+			for _, o := range st.Orchestrators {
+				o.Agent = ""
 			}
-			return nil
-		}); err != nil {
-			t.Fatal(err)
-		}
+		}},
+		{3, func(st *State) {
+			for _, j := range st.Live {
+				j.LastObservedAt = time.Time{}
+			}
+		}},
+	} {
+		t.Run(fmt.Sprintf("version %d", tt.version), func(t *testing.T) {
+			doc, err := os.ReadFile(filepath.Join("testdata", fmt.Sprintf("state-v%d.json", tt.version)))
+			if err != nil {
+				t.Fatal(err)
+			}
+			arc, err := os.ReadFile(filepath.Join("testdata", fmt.Sprintf("archive-v%d.json", tt.version)))
+			if err != nil {
+				t.Fatal(err)
+			}
+			s := openT(t, Options{})
+			if err := os.WriteFile(s.Path(), doc, 0o600); err != nil {
+				t.Fatal(err)
+			}
+			if err := os.WriteFile(filepath.Join(s.Dir(), "archive-1.json"), arc, 0o600); err != nil {
+				t.Fatal(err)
+			}
+			want := fullDocument()
+			tt.lacks(want)
+			read := func() {
+				t.Helper()
+				if err := s.View(func(st *State) error {
+					if !reflect.DeepEqual(plain(st), want) {
+						t.Fatalf("the version %d document reads as\n%+v\nwant\n%+v", tt.version, plain(st), want)
+					}
+					if a := st.Archive(); !reflect.DeepEqual(a, fullArchive()) {
+						t.Fatalf("the version %d archive reads as\n%+v", tt.version, a)
+					}
+					return nil
+				}); err != nil {
+					t.Fatal(err)
+				}
+			}
+			read()
+			if !bytes.Equal(mustRead(t, s.Path()), doc) || !bytes.Equal(mustRead(t, filepath.Join(s.Dir(), "archive-1.json")), arc) {
+				t.Fatal("reading an older scope changed its files")
+			}
+			// A write that reads the archive rewrites both.
+			if err := s.Update(func(st *State) error { st.Archive(); return nil }); err != nil {
+				t.Fatal(err)
+			}
+			var meta Meta
+			json.Unmarshal(onDisk(t, s.Path())["meta"], &meta)
+			if meta.Version != Version || meta.Archive.Seq != 2 {
+				t.Fatalf("after a write: meta %+v, want version %d and a new archive", meta, Version)
+			}
+			var av struct{ Version int }
+			json.Unmarshal(mustRead(t, filepath.Join(s.Dir(), "archive-2.json")), &av)
+			if av.Version != Version {
+				t.Fatalf("the rewritten archive has version %d", av.Version)
+			}
+			want.Meta.Archive.Seq = 2
+			read()
+		})
 	}
-	read()
-	if !bytes.Equal(mustRead(t, s.Path()), doc) || !bytes.Equal(mustRead(t, filepath.Join(s.Dir(), "archive-1.json")), arc) {
-		t.Fatal("reading a version 2 scope changed its files")
-	}
-	// A write that reads the archive rewrites both in version 3.
-	if err := s.Update(func(st *State) error { st.Archive(); return nil }); err != nil {
-		t.Fatal(err)
-	}
-	var meta Meta
-	json.Unmarshal(onDisk(t, s.Path())["meta"], &meta)
-	if meta.Version != Version || meta.Archive.Seq != 2 {
-		t.Fatalf("after a write: meta %+v, want version %d and a new archive", meta, Version)
-	}
-	var av struct{ Version int }
-	json.Unmarshal(mustRead(t, filepath.Join(s.Dir(), "archive-2.json")), &av)
-	if av.Version != Version {
-		t.Fatalf("the rewritten archive has version %d", av.Version)
-	}
-	want.Meta.Archive.Seq = 2
-	read()
 }

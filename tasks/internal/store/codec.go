@@ -237,6 +237,7 @@ func (e *encoder) job(j *Job) {
 	e.timeField("completedAt", j.CompletedAt, true)
 	e.timeField("lastUsedAt", j.LastUsedAt, true)
 	e.timeField("lastLiveBusyAt", j.LastLiveBusyAt, true)
+	e.timeField("lastObservedAt", j.LastObservedAt, true)
 	e.timeField("stopConfirmationStartedAt", j.StopConfirmationStartedAt, true)
 	e.timeField("lastErrorAt", j.LastErrorAt, true)
 	e.strField("resultSummary", j.ResultSummary, true)

@@ -212,7 +212,7 @@ func TestDecodeFastReadsWhatEncodingJSONReads(t *testing.T) {
 			})
 		}
 	}
-	for _, name := range []string{"state-v1.json", "state-v2.json", "state-v3.json"} {
+	for _, name := range []string{"state-v1.json", "state-v2.json", "state-v3.json", "state-v4.json"} {
 		golden, err := os.ReadFile(filepath.Join("testdata", name))
 		if err != nil {
 			t.Fatal(err)
@@ -307,7 +307,7 @@ func TestDecodeFastAgreesWithEncodingJSONOnWhatItReads(t *testing.T) {
 // reads to the same State; whatever state encoding/json reads,
 // appendState encodes to the bytes json.Marshal writes.
 func FuzzCodecMatchesEncodingJSON(f *testing.F) {
-	for _, name := range []string{"state-v1.json", "state-v2.json", "state-v3.json"} {
+	for _, name := range []string{"state-v1.json", "state-v2.json", "state-v3.json", "state-v4.json"} {
 		golden, _ := os.ReadFile(filepath.Join("testdata", name))
 		f.Add(golden)
 	}

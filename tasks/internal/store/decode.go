@@ -505,6 +505,9 @@ func (d *decoder) job() *Job {
 		case "lastLiveBusyAt":
 			d.once(&seen, 27)
 			j.LastLiveBusyAt = d.time()
+		case "lastObservedAt":
+			d.once(&seen, 41)
+			j.LastObservedAt = d.time()
 		case "stopConfirmationStartedAt":
 			d.once(&seen, 28)
 			j.StopConfirmationStartedAt = d.time()

@@ -11,12 +11,13 @@ import (
 )
 
 // Version is the schema version this build writes. It reads Version,
-// version 2 (the same layout without the fields version 3 added: a job
-// notification's Owed and LastError, and an orchestrator's Agent) and version 1
-// (one document holding everything), and migrates them on its first
-// write; a document or archive of any other version is refused
+// version 3 (the same layout without the field version 4 added: a job's
+// LastObservedAt), version 2 (without what version 3 added too: a job
+// notification's Owed and LastError, and an orchestrator's Agent) and
+// version 1 (one document holding everything), and migrates them on its
+// first write; a document or archive of any other version is refused
 // (Unsupported), never rewritten.
-const Version = 3
+const Version = 4
 
 // State is what a transaction sees of one scope: every record the task
 // tools share across processes. It comes from two files: the live
@@ -171,14 +172,19 @@ type Job struct {
 	RecoverableAfterLiveBusy bool      `json:"recoverableAfterLiveBusy,omitempty"`
 	// DeadlineExceededAt marks a hard wall-clock timeout; once set,
 	// nothing replaces it.
-	DeadlineExceededAt        time.Time     `json:"deadlineExceededAt,omitzero"`
-	LaunchedAt                time.Time     `json:"launchedAt,omitzero"`
-	LastLaunchedAt            time.Time     `json:"lastLaunchedAt,omitzero"`
-	RunStartedAt              time.Time     `json:"runStartedAt,omitzero"`
-	UpdatedAt                 time.Time     `json:"updatedAt,omitzero"`
-	CompletedAt               time.Time     `json:"completedAt,omitzero"`
-	LastUsedAt                time.Time     `json:"lastUsedAt,omitzero"`
-	LastLiveBusyAt            time.Time     `json:"lastLiveBusyAt,omitzero"`
+	DeadlineExceededAt time.Time `json:"deadlineExceededAt,omitzero"`
+	LaunchedAt         time.Time `json:"launchedAt,omitzero"`
+	LastLaunchedAt     time.Time `json:"lastLaunchedAt,omitzero"`
+	RunStartedAt       time.Time `json:"runStartedAt,omitzero"`
+	UpdatedAt          time.Time `json:"updatedAt,omitzero"`
+	CompletedAt        time.Time `json:"completedAt,omitzero"`
+	LastUsedAt         time.Time `json:"lastUsedAt,omitzero"`
+	LastLiveBusyAt     time.Time `json:"lastLiveBusyAt,omitzero"`
+	// LastObservedAt is when a reconciliation pass that could not look
+	// at all of its parent's jobs last looked at this one: such a pass
+	// takes the least recently observed first, so every job is reached
+	// in turn.
+	LastObservedAt            time.Time     `json:"lastObservedAt,omitzero"`
 	StopConfirmationStartedAt time.Time     `json:"stopConfirmationStartedAt,omitzero"`
 	LastErrorAt               time.Time     `json:"lastErrorAt,omitzero"`
 	ResultSummary             string        `json:"resultSummary,omitempty"`
@@ -376,9 +382,9 @@ func decode(path string, data []byte) (*State, error) {
 		}
 	}
 	switch v := s.Meta.Version; v {
-	case 2:
-		// Version 3 only added fields: a version 2 document reads as is
-		// and is written in version 3 by the next Update.
+	case 2, 3:
+		// Versions 3 and 4 only added fields: an older document reads as
+		// is and is written in this version by the next Update.
 		s.Meta.Version = Version
 		fallthrough
 	case Version:

@@ -13,7 +13,7 @@ import (
 	"github.com/slimgate/slim/tasks/internal/owner"
 )
 
-var update = flag.Bool("update", false, "rewrite testdata/state-v3.json and testdata/archive-v3.json from fullState and fullArchive")
+var update = flag.Bool("update", false, "rewrite testdata/state-v4.json and testdata/archive-v4.json from fullState and fullArchive")
 
 // fullState returns a document in which every field of every type holds
 // a value that is not its zero value, so the golden file pins every
@@ -63,7 +63,7 @@ func fullDocument() *State {
 			LastStatusError: "status map malformed", CancellationRequested: true, TimedOut: true,
 			RecoverableAfterLiveBusy: true, DeadlineExceededAt: at(2),
 			LaunchedAt: at(3), LastLaunchedAt: at(4), RunStartedAt: at(5), UpdatedAt: at(6), CompletedAt: at(7),
-			LastUsedAt: at(8), LastLiveBusyAt: at(9), StopConfirmationStartedAt: at(10), LastErrorAt: at(11),
+			LastUsedAt: at(8), LastLiveBusyAt: at(9), LastObservedAt: at(15), StopConfirmationStartedAt: at(10), LastErrorAt: at(11),
 			ResultSummary: "config/load.go:12", ContextFiles: []ContextFile{{Path: "config/load.go", LineCount: 120, LastReadAt: at(12)}},
 			TotalErrors: 1, TimeoutCount: 2,
 			Provisional: true, ExternalOrigin: true, PluginLaunched: true, VerifiedRetainedRound: true, RecoveredWithoutPrompt: true,
@@ -167,16 +167,16 @@ func golden(t *testing.T, name string, v any) []byte {
 }
 
 func TestFieldNamesAreStable(t *testing.T) {
-	doc := golden(t, "state-v3.json", fullDocument())
-	arc := golden(t, "archive-v3.json", fullArchive())
-	st, err := decode("state-v3.json", doc)
+	doc := golden(t, "state-v4.json", fullDocument())
+	arc := golden(t, "archive-v4.json", fullArchive())
+	st, err := decode("state-v4.json", doc)
 	if err != nil {
 		t.Fatal(err)
 	}
 	if !reflect.DeepEqual(st, fullDocument()) {
 		t.Fatalf("decoding the golden document lost something:\n%+v", st)
 	}
-	a, err := decodeArchive("archive-v3.json", arc, st.Meta)
+	a, err := decodeArchive("archive-v4.json", arc, st.Meta)
 	if err != nil {
 		t.Fatal(err)
 	}

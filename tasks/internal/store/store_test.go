@@ -361,8 +361,8 @@ var corruptions = []struct {
 	{"version 2 with a generation past the sequence", write(`{"meta":{"version":2,"generationSeq":1},"jobs":{"a":{"taskID":"a","state":"running","generation":2}}}`), Corrupt, CodeCorrupt},
 	{"version 2 with the tombstones of version 1", write(`{"meta":{"version":2},"tombstones":{}}`), Corrupt, CodeCorrupt},
 	{"version 1 naming an archive", write(`{"meta":{"version":1,"archive":{"seq":1,"jobs":0}}}`), Corrupt, CodeCorrupt},
-	{"version 4", write(`{"meta":{"version":4}}`), Unsupported, CodeVersion},
-	{"version 4 with fields this build does not know", write(`{"meta":{"version":4,"shard":3},"queues":[]}`), Unsupported, CodeVersion},
+	{"version 5", write(`{"meta":{"version":5}}`), Unsupported, CodeVersion},
+	{"version 5 with fields this build does not know", write(`{"meta":{"version":5,"shard":3},"queues":[]}`), Unsupported, CodeVersion},
 	{"version 0", write(`{"meta":{"version":0}}`), Corrupt, CodeCorrupt},
 	{"a symbolic link to a good document", func(t *testing.T, path string) {
 		target := filepath.Join(t.TempDir(), "elsewhere.json")
