@@ -273,7 +273,7 @@ func (h *harness) invariants() {
 		}
 		// A notification is the one write whose lease ends before it
 		// settles: at its notify deadline, or when a relaunch takes it.
-		if op.Phase == store.PhaseSentUnknown && op.LeaseToken != "" && op.Kind != store.OpNotification {
+		if op.Phase == store.PhaseSentUnknown && op.LeaseToken != "" && op.Kind != store.OpNotification && op.Kind != store.OpWake {
 			if l := st.Leases[op.TaskID]; l == nil || l.Token != op.LeaseToken {
 				h.t.Fatalf("op %s is sent_unknown but its lease is gone", id)
 			}
@@ -287,7 +287,7 @@ func (h *harness) invariants() {
 // the last check of its lease and record, and no op is sent twice.
 //
 //   - Every prompt (a launch's or a revive's to the task's session, a
-//     notification's to its parent) carries the client message ID of one
+//     notification's to its parent, a wake's to the session woken) carries the client message ID of one
 //     op of its kind for that session that is marked sent, and no ID is
 //     prompted twice.
 //   - A session gets no more queued messages than it has message ops
@@ -337,6 +337,8 @@ func (h *harness) wire(st *store.State, calls []opencodefake.Call) {
 				case store.OpNotification:
 					j := st.Job(op.TaskID)
 					sent = sent || j == nil || j.ParentSessionID == session
+				case store.OpWake:
+					sent = sent || op.TaskID == session
 				}
 			}
 			if body.MessageID == "" || !sent {

@@ -21,7 +21,9 @@ func openScope(cfg Config, sc HostScope) (*engine, error) {
 }
 
 // Reconcile runs one bounded observation pass for a parent's jobs (every
-// parent's when parent is empty) and returns the board afterwards.
+// parent's and every managed orchestrator's when parent is empty) and
+// returns the board afterwards. A pass also settles what dead processes
+// left behind, so it runs for a parent without jobs too.
 func Reconcile(ctx context.Context, cfg Config, sc HostScope, parent string) (string, error) {
 	e, err := openScope(cfg, sc)
 	if err != nil {
@@ -30,11 +32,20 @@ func Reconcile(ctx context.Context, cfg Config, sc HostScope, parent string) (st
 	var parents []string
 	if err := e.view(func(st *store.State) error {
 		seen := map[string]bool{}
-		for j := range st.Jobs() {
-			if (parent == "" || j.ParentSessionID == parent) && !seen[j.ParentSessionID] {
-				seen[j.ParentSessionID] = true
-				parents = append(parents, j.ParentSessionID)
+		add := func(p string) {
+			if (parent == "" || p == parent) && !seen[p] {
+				seen[p] = true
+				parents = append(parents, p)
 			}
+		}
+		for j := range st.Jobs() {
+			add(j.ParentSessionID)
+		}
+		for p := range st.Orchestrators {
+			add(p)
+		}
+		if parent != "" {
+			add(parent)
 		}
 		return nil
 	}); err != nil {

@@ -213,10 +213,10 @@ func (e *engine) apply(st *store.State, obs []jobObs, orphans []orphanObs, snap 
 	}
 	st.ReapDeadOwners(owner.Alive, now)
 	for _, op := range st.Ops {
-		// A launch whose caller died after sending protects nothing (it
-		// has no lease) and its doubt is on the job: settle it, so the
-		// journal can prune it.
-		if op.Kind == store.OpLaunch && op.Phase == store.PhaseOrphaned {
+		// A launch or a wake whose sender died after sending protects
+		// nothing (neither has a lease), and a launch's doubt is on its
+		// job: settle it, so the journal can prune it.
+		if (op.Kind == store.OpLaunch || op.Kind == store.OpWake) && op.Phase == store.PhaseOrphaned {
 			op.Phase, op.SettledAt = store.PhaseSettled, now
 		}
 	}

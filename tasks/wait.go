@@ -126,8 +126,19 @@ func Observe(ctx context.Context, cfg Config, sc HostScope, ev Event) error {
 			}
 			clearParent(st, id, now)
 		case "session.status":
-			if j := st.Job(id); j != nil && (ev.Status == "busy" || ev.Status == "retry" || ev.Status == "image_processing") {
+			working := ev.Status == "busy" || ev.Status == "retry" || ev.Status == "image_processing"
+			if j := st.Job(id); j != nil && working {
 				markLiveBusy(j, j.Generation, now)
+			}
+			if k := st.Wake[id]; k != nil && working {
+				// The busy a wake caused is the wake's own and keeps the
+				// cap; any other is progress the wake did not make, and
+				// re-arms it.
+				if k.ExpectingWakeBusy {
+					k.ExpectingWakeBusy = false
+				} else {
+					delete(st.Wake, id)
+				}
 			}
 		case "session.idle":
 			// The parent consumed what it was shown: acknowledge it.

@@ -242,6 +242,18 @@ func tasksCommand(e *env) *cli.Command {
 			}),
 		},
 		&cli.Command{
+			Name:      "wake",
+			Usage:     "send an idle orchestrator session one wake prompt, if the wake gate allows it",
+			UsageText: "slim tasks wake --session S [--directory D] [--server-url U]\n\nPrints sent <message ID>, or blocked:<reason> when the gate says no (then nothing is sent).",
+			Flags:     append(scopeFlags(), &cli.StringFlag{Name: "session", Usage: "the orchestrator session (required)"}),
+			Action: operatorText(func(c *cli.Context, cfg tasks.Config, sc tasks.HostScope) (string, error) {
+				if c.String("session") == "" {
+					return "", usageErr(`Required flag "session" not set`)
+				}
+				return tasks.Wake(c.Context, cfg, sc, c.String("session"), getenv("SLIM_TASKS_WAKE") != "0")
+			}),
+		},
+		&cli.Command{
 			Name:   "_settle",
 			Hidden: true,
 			Usage:  "send one journalled remote write (started by the task tools; not for people)",

@@ -20,11 +20,14 @@ const (
 	OpReviveAdmission   OpKind = "revive_admission"
 	OpCompensationAbort OpKind = "compensation_abort"
 	OpNotification      OpKind = "notification"
+	// OpWake is a wake prompt to an orchestrator session; its TaskID
+	// names that session.
+	OpWake OpKind = "wake"
 )
 
 func (k OpKind) known() bool {
 	switch k {
-	case OpLaunch, OpMessage, OpAbort, OpReviveAdmission, OpCompensationAbort, OpNotification:
+	case OpLaunch, OpMessage, OpAbort, OpReviveAdmission, OpCompensationAbort, OpNotification, OpWake:
 		return true
 	}
 	return false

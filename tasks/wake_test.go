@@ -1,0 +1,156 @@
+package tasks_test
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/slimgate/slim/fixtures/opencodefake"
+	"github.com/slimgate/slim/tasks"
+	"github.com/slimgate/slim/tasks/internal/store"
+)
+
+// wake runs `slim tasks wake` for the parent.
+func (h *harness) wake() out {
+	h.t.Helper()
+	return h.run(nil, "tasks", "wake", "--directory", h.dir, "--server-url", h.url, "--session", parent)
+}
+
+// wakes are the wake prompts the parent got.
+func (h *harness) wakes() []opencodefake.Call {
+	var out []opencodefake.Call
+	for _, c := range h.calls("POST", "/session/"+parent+"/prompt_async") {
+		if strings.Contains(c.Body, "Finish any incomplete TODOs") {
+			out = append(out, c)
+		}
+	}
+	return out
+}
+
+// managedParent seeds the parent with pending work and makes it managed
+// the way the hook does: a chat message of the orchestrator agent.
+func (h *harness) managedParent() {
+	h.t.Helper()
+	h.parentSession(opencodefake.Todo{ID: "1", Content: "deploy", Status: "pending"})
+	h.chat("msg_000000000001user", true)
+}
+
+func TestAWakeGoesOnlyToAManagedOrchestratorAndIsCapped(t *testing.T) {
+	h := newHarness(t)
+	h.parentSession(opencodefake.Todo{ID: "1", Content: "deploy", Status: "pending"})
+	// No store yet, then a store without this orchestrator: nothing is
+	// sent, and no store is made.
+	if o := h.wake(); o.code != 0 || o.stdout != "blocked:unmanaged\n" || len(h.fake.Calls()) != 0 {
+		t.Fatalf("wake of a scope without a store: %s (%d calls)", o, len(h.fake.Calls()))
+	}
+	h.chat("msg_000000000001user", true)
+	if err := h.fake.QueueRuns(parent, opencodefake.Run{DurationMS: 10, Text: "on it"}, opencodefake.Run{DurationMS: 10, Text: "on it"}); err != nil {
+		t.Fatal(err)
+	}
+	for i := 1; i <= 2; i++ {
+		o := h.wake()
+		id, ok := strings.CutPrefix(strings.TrimSpace(o.stdout), "sent ")
+		if o.code != 0 || !ok {
+			t.Fatalf("wake %d: %s", i, o)
+		}
+		ws := h.wakes()
+		if len(ws) != i {
+			t.Fatalf("wake %d: %d wake prompts reached the parent", i, len(ws))
+		}
+		ops := h.opsOf(parent, store.OpWake)
+		if len(ops) != i || ops[i-1].ClientMessageID != id || ops[i-1].Phase != store.PhaseSettled || ops[i-1].Outcome != store.OutcomeAccepted {
+			t.Fatalf("wake %d: ops %+v", i, ops)
+		}
+		wantNotice(t, ws[i-1], ops[i-1], tasks.WakeText)
+		h.waitIdle(parent)
+	}
+	// Nothing changed since: the cap holds, and nothing is sent.
+	if o := h.wake(); o.code != 0 || o.stdout != "blocked:cap_reached\n" || len(h.wakes()) != 2 {
+		t.Fatalf("a third wake with nothing changed: %s", o)
+	}
+	// The wake prompts are slim's own: they never count as the user's
+	// answer. A wait armed now holds the wakes back.
+	if o := h.tool("wait-for-user", map[string]any{"reason": "run the migration"}); o.code != 0 {
+		t.Fatal(o)
+	}
+	h.chat("msg_zzzzzzzzzzzzuser", true) // re-arms the cap, but the wait came after it
+	if o := h.tool("wait-for-user", map[string]any{"reason": "run the migration"}); o.code != 0 {
+		t.Fatal(o)
+	}
+	if o := h.wake(); o.stdout != "blocked:waiting_for_user\n" || len(h.wakes()) != 2 {
+		t.Fatalf("a wake while the parent waits for its user: %s", o)
+	}
+	h.env["SLIM_TASKS_WAKE"] = "0"
+	if o := h.wake(); o.stdout != "blocked:disabled\n" {
+		t.Fatalf("a wake with wakes off: %s", o)
+	}
+}
+
+// A failing host is not stormed: each failed wake counts against the
+// cap, as its reservation was made before the prompt.
+func TestAFailedWakeKeepsItsReservation(t *testing.T) {
+	h := newHarness(t)
+	h.managedParent()
+	if err := h.fake.AddFaults(opencodefake.Fault{Method: "POST", Path: "/session/" + parent + "/prompt_async", Respond: &opencodefake.Response{Status: 500}}); err != nil {
+		t.Fatal(err)
+	}
+	for i := 1; i <= 2; i++ {
+		o := h.wake()
+		if o.code != 1 || !strings.HasPrefix(o.stderr, "slim: the wake prompt to "+parent+" failed: HTTP 500") {
+			t.Fatalf("failing wake %d: %s", i, o)
+		}
+	}
+	for _, op := range h.opsOf(parent, store.OpWake) {
+		if op.Outcome != store.OutcomeFailed5xx || !op.Phase.Final() {
+			t.Fatalf("a failed wake's op: %+v", op)
+		}
+	}
+	if o := h.wake(); o.stdout != "blocked:cap_reached\n" {
+		t.Fatalf("a third wake after two failures: %s", o)
+	}
+	if n := len(h.calls("POST", "/session/"+parent+"/prompt_async")); n != 2 {
+		t.Fatalf("%d wake prompts were sent, want 2", n)
+	}
+}
+
+// The busy a wake causes keeps the cap; any other busy is progress the
+// wake did not make and re-arms it.
+func TestOnlyTheWakesOwnBusyKeepsTheCap(t *testing.T) {
+	h := newHarness(t)
+	h.managedParent()
+	if o := h.wake(); o.code != 0 {
+		t.Fatal(o)
+	}
+	h.waitIdle(parent)
+	h.observe("session.status", parent, "--status", "busy")
+	if k := h.doc().Wake[parent]; k == nil || k.UnchangedWakeCount != 1 || k.ExpectingWakeBusy {
+		t.Fatalf("after the wake's own busy: %+v", k)
+	}
+	h.observe("session.status", parent, "--status", "busy")
+	if k := h.doc().Wake[parent]; k != nil {
+		t.Fatalf("another busy left the cap armed: %+v", k)
+	}
+}
+
+// A sender killed after journalling its wake as sent, before the prompt
+// went out, sends nothing; the next pass settles the op (it has no
+// lease), and the next wake is a new one.
+func TestAWakeSenderKilledAfterMarkingItSentSendsNothingTwice(t *testing.T) {
+	h := newHarness(t)
+	h.managedParent()
+	h.env["SLIM_TASKS_CRASH_AT"] = "sent"
+	if o := h.wake(); o.code == 0 {
+		t.Fatalf("the crash point did not fire: %s", o)
+	}
+	delete(h.env, "SLIM_TASKS_CRASH_AT")
+	if n := len(h.wakes()); n != 0 {
+		t.Fatalf("%d wake prompts after a crash before sending", n)
+	}
+	h.reconcileNow()
+	op := h.onlyOp(parent, store.OpWake)
+	if op.Phase != store.PhaseSettled || op.Outcome != store.OutcomeOrphaned {
+		t.Fatalf("the dead sender's op: %+v", op)
+	}
+	if o := h.wake(); o.code != 0 || !strings.HasPrefix(o.stdout, "sent ") || len(h.wakes()) != 1 {
+		t.Fatalf("the next wake: %s", o)
+	}
+}
