@@ -40,13 +40,11 @@ func tasksConfig(getenv func(string) string) (tasks.Config, error) {
 		// process kills itself (see tasks.Config.CrashAt).
 		CrashAt: getenv("SLIM_TASKS_CRASH_AT"),
 	}
-	switch v := strings.ToLower(strings.TrimSpace(getenv("SLIM_TASKS_NOTIFY"))); v {
-	case "", "1", "true", "on":
-	case "0", "false", "off":
-		cfg.NoNotify = true
-	default:
-		return tasks.Config{}, slimerr.New(slimerr.Usage, slimerr.CodeUsage, "SLIM_TASKS_NOTIFY=%q: want 1 or 0 (true/false, on/off)", v)
+	on, err := onOff(getenv, "SLIM_TASKS_NOTIFY")
+	if err != nil {
+		return tasks.Config{}, err
 	}
+	cfg.NoNotify = !on
 	if v := strings.TrimSpace(getenv("SLIM_TASKS_ORCHESTRATORS")); v != "" {
 		for _, a := range strings.Split(v, ",") {
 			if a = strings.TrimSpace(a); a != "" {
@@ -238,7 +236,11 @@ func tasksCommand(e *env) *cli.Command {
 				if c.String("session") == "" {
 					return "", usageErr(`Required flag "session" not set`)
 				}
-				return tasks.Gate(c.Context, cfg, sc, c.String("session"), getenv("SLIM_TASKS_WAKE") != "0")
+				wakes, err := onOff(getenv, "SLIM_TASKS_WAKE")
+				if err != nil {
+					return "", err
+				}
+				return tasks.Gate(c.Context, cfg, sc, c.String("session"), wakes)
 			}),
 		},
 		&cli.Command{
@@ -250,7 +252,11 @@ func tasksCommand(e *env) *cli.Command {
 				if c.String("session") == "" {
 					return "", usageErr(`Required flag "session" not set`)
 				}
-				return tasks.Wake(c.Context, cfg, sc, c.String("session"), getenv("SLIM_TASKS_WAKE") != "0")
+				wakes, err := onOff(getenv, "SLIM_TASKS_WAKE")
+				if err != nil {
+					return "", err
+				}
+				return tasks.Wake(c.Context, cfg, sc, c.String("session"), wakes)
 			}),
 		},
 		&cli.Command{
@@ -419,4 +425,18 @@ func observeNativeTask(e *env, h protocol.Host, sessionID string, args, output a
 	return tasks.ObserveNativeTask(context.Background(), cfg, sc, tasks.NativeTask{
 		Parent: sessionID, Agent: str("subagent_type"), Description: str("description"), Prompt: str("prompt"), Background: bg, Output: text,
 	})
+}
+
+// onOff reads a switch that is on unless the environment turns it off:
+// 1, true, yes or on (or nothing) is on, 0, false, no or off is off, and
+// anything else is a usage error rather than a guess.
+func onOff(getenv func(string) string, name string) (bool, error) {
+	switch v := strings.ToLower(strings.TrimSpace(getenv(name))); v {
+	case "", "1", "true", "yes", "on":
+		return true, nil
+	case "0", "false", "no", "off":
+		return false, nil
+	default:
+		return false, slimerr.New(slimerr.Usage, slimerr.CodeUsage, "%s=%q: want 1 or 0 (true/false, yes/no, on/off)", name, v)
+	}
 }

@@ -163,6 +163,19 @@ function findSlim() {
   return "";
 }
 
+// The wake interval: how long an orchestrator session stays idle before
+// slim is asked whether to wake it. Five minutes unless
+// SLIM_TASKS_WAKE_INTERVAL_MS says otherwise (at least a second).
+const WAKE_DEFAULT_MS = 300000;
+const WAKE_LIMIT_MS = 30000;
+const OFF_WORDS = ["0", "false", "no", "off"];
+
+function wakeIntervalMs() {
+  const raw = (process.env.SLIM_TASKS_WAKE_INTERVAL_MS || "").trim();
+  const n = Number(raw);
+  return raw && Number.isInteger(n) && n >= 1000 && n <= 2147483647 ? n : WAKE_DEFAULT_MS;
+}
+
 function timeoutMs() {
   const n = Number.parseInt(process.env.SLIM_HOOK_TIMEOUT_MS || "", 10);
   return Number.isFinite(n) && n > 0 ? n : DEFAULT_TIMEOUT_MS;
@@ -1323,7 +1336,7 @@ const APPLY_DESCRIPTION =
 function applySetting() {
   const env = (process.env.SLIM_APPLY || "").trim().toLowerCase();
   if (["1", "true", "yes", "on"].includes(env)) return { on: true, from: "SLIM_APPLY" };
-  if (["0", "false", "no", "off"].includes(env)) return { on: false, from: "SLIM_APPLY" };
+  if (OFF_WORDS.includes(env)) return { on: false, from: "SLIM_APPLY" };
   let file;
   try {
     file = path.join(path.dirname(fileURLToPath(import.meta.url)), SETTINGS_FILE);
@@ -1485,11 +1498,11 @@ export const SlimPlugin = async (input) => {
 
   // The resident slim answers the hook phases without a process per call,
   // when this slim offers it and SLIM_SERVE is not 0.
-  const serveOff = ["0", "false", "no", "off"].includes((process.env.SLIM_SERVE || "").trim().toLowerCase());
+  const serveOff = OFF_WORDS.includes((process.env.SLIM_SERVE || "").trim().toLowerCase());
   // Where slim offers it (and SLIM_SERVE_SYNC is not 0), the hooks a call
   // waits for go down the resident's synchronous channel.
   const features = Array.isArray(probe.answer.features) ? probe.answer.features : [];
-  const syncOff = ["0", "false", "no", "off"].includes((process.env.SLIM_SERVE_SYNC || "").trim().toLowerCase());
+  const syncOff = OFF_WORDS.includes((process.env.SLIM_SERVE_SYNC || "").trim().toLowerCase());
   const syncOn = !syncOff && process.platform !== "win32" && features.includes("serve-sync");
   const resident = !serveOff && features.includes("serve") ? residentSlim(bin, log, syncOn) : null;
 
@@ -1804,6 +1817,52 @@ export const SlimPlugin = async (input) => {
     log("info", "this slim has no background task tools", { bin });
   }
 
+  // Wakes. An orchestrator that went idle with work left (pending todos,
+  // background tasks it waits on) would stay idle until the user came
+  // back. Each idle spell of a session starts a timer; when it fires,
+  // `slim tasks wake` asks the wake gate and sends one wake prompt if the
+  // gate allows it. A busy, a chat message or a deletion ends the spell.
+  // Any answer of slim's ends it too: every state that would let a later
+  // wake through (a todo done, a task ended, the user's answer) makes the
+  // session busy and idle again, which starts the next spell. Only a
+  // failed run of slim is tried again, once per interval, while the
+  // spell lasts (the gate counts each try against its cap).
+  const wakeOn = features.includes("tasks") && !OFF_WORDS.includes((process.env.SLIM_TASKS_WAKE || "").trim().toLowerCase());
+  const wakeEvery = wakeIntervalMs();
+  const spells = new Map(); // sessionID -> { timer }
+  const endSpell = (sessionID) => {
+    const spell = spells.get(sessionID);
+    if (!spell) return;
+    clearTimeout(spell.timer);
+    spells.delete(sessionID);
+  };
+  const arm = (sessionID, spell) => {
+    spell.timer = setTimeout(() => {
+      wakeNow(sessionID, spell).catch((e) => log("warn", "wake failed", { session: sessionID, error: String(e) }));
+    }, wakeEvery);
+    if (typeof spell.timer.unref === "function") spell.timer.unref();
+  };
+  const startSpell = (sessionID) => {
+    if (!wakeOn || !sessionID) return;
+    endSpell(sessionID);
+    const spell = {};
+    spells.set(sessionID, spell);
+    arm(sessionID, spell);
+  };
+  const wakeNow = async (sessionID, spell) => {
+    const argv = ["tasks", "wake", "--session", sessionID, "--directory", directory || process.cwd()];
+    if (ctx.serverUrl) argv.push("--server-url", String(ctx.serverUrl));
+    const r = await run(bin, argv, "", WAKE_LIMIT_MS);
+    const answer = r.stdout.trim();
+    if (r.code === 0) {
+      log("info", "wake", { session: sessionID, answer });
+      if (spells.get(sessionID) === spell) spells.delete(sessionID);
+      return;
+    }
+    log("warn", "wake failed", { session: sessionID, code: r.code, timedOut: r.timedOut, stderr: r.stderr.trim() });
+    if (spells.get(sessionID) === spell) arm(sessionID, spell);
+  };
+
   return {
     tool: tools,
 
@@ -1952,6 +2011,8 @@ export const SlimPlugin = async (input) => {
         if (p.messageID) forwarded.messageID = p.messageID;
         if (event.type === "session.status" && isPlainObject(p.status) && typeof p.status.type === "string") forwarded.status = p.status.type;
         if (event.type === "session.deleted") afters.forget(sessionID);
+        if (event.type === "session.idle") startSpell(sessionID);
+        else if (event.type === "session.deleted" || (event.type === "session.status" && forwarded.status && forwarded.status !== "idle")) endSpell(sessionID);
         await askQuiet("event", { v: PROTOCOL, phase: "event", host: host(), sessionID, event: forwarded });
       } catch (e) {
         log("warn", "event forwarding failed", { error: String(e) });
@@ -1962,6 +2023,7 @@ export const SlimPlugin = async (input) => {
       try {
         const sessionID = hookInput && typeof hookInput.sessionID === "string" ? hookInput.sessionID : "";
         if (!sessionID) return;
+        endSpell(sessionID); // a new turn: its own idle starts the next spell
         const forwarded = { type: "chat.message", sessionID };
         const messageID = hookInput.messageID || (output && isPlainObject(output.message) && output.message.id);
         if (messageID) forwarded.messageID = String(messageID);
@@ -1974,6 +2036,7 @@ export const SlimPlugin = async (input) => {
     },
 
     dispose: async () => {
+      for (const id of [...spells.keys()]) endSpell(id);
       if (reg.get(directory) === owner) reg.delete(directory);
       if (resident) resident.close();
     },

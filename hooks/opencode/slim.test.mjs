@@ -1252,6 +1252,72 @@ test("chat messages and status events carry what the task tools need", async () 
   ]);
 });
 
+// A fake slim with the tasks feature that records every `tasks wake` it is
+// run for (its arguments, one line each, in $FAKE_WAKES) and answers it
+// $FAKE_WAKE with exit $FAKE_WAKE_EXIT; hook phases pass.
+function wakeSlim() {
+  return fakeSlim(
+    "wake",
+    `if [ "$1" = version ]; then echo '{"version":"t","protocol":1,"features":["tasks"]}'; exit 0; fi
+if [ "$1" = tasks ] && [ "$2" = wake ]; then echo "$*" >> "$FAKE_WAKES"; printf '%s\\n' "$FAKE_WAKE"; exit \${FAKE_WAKE_EXIT:-0}; fi
+cat > /dev/null; printf '%s' '{"v":1,"action":"pass"}'`,
+  );
+}
+
+const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
+const wakeRuns = () => (existsSync(process.env.FAKE_WAKES) ? readFileSync(process.env.FAKE_WAKES, "utf8").split("\n").filter(Boolean) : []);
+
+test("an idle spell runs slim tasks wake once after the wake interval, and a busy, a chat message or slim's answer ends it", async () => {
+  process.env.SLIM_BIN = wakeSlim();
+  process.env.FAKE_WAKES = path.join(work, `wakes-${++pluginSeq}.log`);
+  process.env.FAKE_WAKE = "sent msg_wake1";
+  process.env.SLIM_TASKS_WAKE_INTERVAL_MS = "1000";
+  const dir = project();
+  const hooks = await (await loadPlugin())(hostInput(dir));
+  const idle = (id) => hooks.event({ event: { type: "session.idle", properties: { sessionID: id } } });
+  const busy = (id) => hooks.event({ event: { type: "session.status", properties: { sessionID: id, status: { type: "busy" } } } });
+
+  await idle("ses_boss");
+  await sleep(600);
+  assert.deepEqual(wakeRuns(), [], "a wake before the interval");
+  await sleep(900);
+  assert.deepEqual(wakeRuns(), [`tasks wake --session ses_boss --directory ${dir} --server-url http://127.0.0.1:4096/`]);
+  await sleep(1200);
+  assert.equal(wakeRuns().length, 1, "slim's answer did not end the spell");
+
+  // A busy (or a chat message) before the interval: no wake.
+  await idle("ses_boss");
+  await sleep(300);
+  await busy("ses_boss");
+  await idle("ses_kid");
+  await sleep(200);
+  await hooks["chat.message"]({ sessionID: "ses_kid", agent: "explorer" }, { message: { id: "msg_k", role: "user" }, parts: [] });
+  await sleep(1000);
+  assert.equal(wakeRuns().length, 1, "a wake after the spell ended");
+
+  // A failed run is tried again each interval while the spell lasts.
+  process.env.FAKE_WAKE_EXIT = "1";
+  await idle("ses_boss");
+  await sleep(2400);
+  assert.equal(wakeRuns().length, 3, "a failed wake is not tried again");
+  await busy("ses_boss");
+  await sleep(1200);
+  assert.equal(wakeRuns().length, 3, "a busy did not end a failing spell");
+  await hooks.dispose();
+});
+
+test("SLIM_TASKS_WAKE=0 starts no wake timer", async () => {
+  process.env.SLIM_BIN = wakeSlim();
+  process.env.FAKE_WAKES = path.join(work, `wakes-${++pluginSeq}.log`);
+  process.env.SLIM_TASKS_WAKE = "0";
+  process.env.SLIM_TASKS_WAKE_INTERVAL_MS = "1000";
+  const hooks = await (await loadPlugin())(hostInput(project()));
+  await hooks.event({ event: { type: "session.idle", properties: { sessionID: "ses_boss" } } });
+  await sleep(1300);
+  assert.deepEqual(wakeRuns(), []);
+  await hooks.dispose();
+});
+
 // ---- apply mode ----
 
 const BOM = "\ufeff";
