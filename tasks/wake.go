@@ -10,6 +10,37 @@ import (
 	"github.com/slimgate/slim/tasks/internal/store"
 )
 
+// orchestratorAgent reads the session's transcript and returns the agent
+// its last user message ran as when that is an orchestrator agent, or "".
+// It needs no store, so a project that never ran a task gains none from
+// the wakes of its other sessions.
+func orchestratorAgent(ctx context.Context, cfg Config, s scope, session string) (string, error) {
+	hc, err := opencode.New(opencode.Config{BaseURL: s.ServerURL, Directory: s.Directory, Username: cfg.Username, Password: cfg.Password})
+	if err != nil {
+		return "", usageErr("%v", err)
+	}
+	defer hc.CloseIdleConnections()
+	t := cfg.Timeouts
+	if t == (Timeouts{}) {
+		t = DefaultTimeouts()
+	}
+	rctx, cancel := context.WithTimeout(ctx, t.Read)
+	defer cancel()
+	msgs, err := hc.Messages(rctx, session, 0)
+	if err != nil {
+		return "", err
+	}
+	for i := len(msgs) - 1; i >= 0; i-- {
+		if m := msgs[i].Info; m.Role == "user" && m.Agent != "" {
+			if cfg.isOrchestrator(m.Agent) {
+				return m.Agent, nil
+			}
+			return "", nil
+		}
+	}
+	return "", nil
+}
+
 // WakeText is the wake prompt. It is static: the no-progress cap judges
 // progress by the host's todo list alone, and a prompt that changed
 // would not tell the model anything the list does not.
@@ -20,9 +51,7 @@ const WakeText = "Finish any incomplete TODOs: go on with the next pending item.
 // Wake sends one wake prompt to an orchestrator session that went idle
 // with work left, when the gate allows it (see Gate): it answers "sent
 // <message ID>" or the gate's "blocked:<reason>", plus
-// "blocked:unmanaged" for a session no task tool or orchestrator
-// message has made managed. Nothing is sent to a session whose scope has
-// no store yet.
+// "blocked:unmanaged" for a session that is not a managed orchestrator.
 //
 // The gate's reservation (the fingerprint counted) comes before the
 // prompt, so a host that fails every wake is not stormed; the prompt is
@@ -30,6 +59,10 @@ const WakeText = "Finish any incomplete TODOs: go on with the next pending item.
 // an internal part (so it never counts as the user's answer to
 // wait_for_user), and runs as the session's orchestrator agent. A send
 // that fails is a Tool error; its outcome is in the journal.
+//
+// A session is managed once a task tool or an orchestrator's chat message
+// registered it, or when its transcript shows that its last user message
+// ran as an orchestrator agent (then it is registered here).
 func Wake(ctx context.Context, cfg Config, sc HostScope, session string, enabled bool) (string, error) {
 	s, err := cfg.scopeOf(Request{Context: CallContext{Directory: sc.Directory}, Host: HostInfo{ServerURL: sc.ServerURL, Flavor: sc.Flavor}})
 	if err != nil {
@@ -43,23 +76,39 @@ func Wake(ctx context.Context, cfg Config, sc HostScope, session string, enabled
 	case s.Flavor == "v2":
 		return "blocked:unsupported_host", nil
 	}
-	dir := store.ScopeDir(cfg.StateDir, s.Directory, strings.TrimRight(s.ServerURL, "/"))
-	if _, err := os.Lstat(filepath.Join(dir, store.DocumentName)); err != nil {
-		return "blocked:unmanaged", nil
-	}
-	e, err := open(cfg, s)
-	if err != nil {
-		return "", err
-	}
+	var e *engine
 	managed := false
-	if err := e.view(func(st *store.State) error {
-		managed = st.Orchestrators[session] != nil
-		return nil
-	}); err != nil {
-		return "", err
+	dir := store.ScopeDir(cfg.StateDir, s.Directory, strings.TrimRight(s.ServerURL, "/"))
+	if _, err := os.Lstat(filepath.Join(dir, store.DocumentName)); err == nil {
+		if e, err = open(cfg, s); err != nil {
+			return "", err
+		}
+		if err := e.view(func(st *store.State) error {
+			managed = st.Orchestrators[session] != nil
+			return nil
+		}); err != nil {
+			return "", err
+		}
 	}
 	if !managed {
-		return "blocked:unmanaged", nil
+		// A session no task tool has seen (in a project that may have
+		// no store yet) is managed if the host says it runs as an
+		// orchestrator agent; only then is anything recorded.
+		agent, err := orchestratorAgent(ctx, cfg, s, session)
+		if err != nil || agent == "" {
+			return "blocked:unmanaged", nil
+		}
+		if e == nil {
+			if e, err = open(cfg, s); err != nil {
+				return "", err
+			}
+		}
+		if err := e.update(func(st *store.State) error {
+			registerOrchestrator(st, session, agent, e.now())
+			return nil
+		}); err != nil {
+			return "", err
+		}
 	}
 	answer, err := Gate(ctx, cfg, sc, session, enabled)
 	if err != nil || answer != "allowed" {

@@ -1,6 +1,8 @@
 package tasks_test
 
 import (
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -37,10 +39,13 @@ func (h *harness) managedParent() {
 func TestAWakeGoesOnlyToAManagedOrchestratorAndIsCapped(t *testing.T) {
 	h := newHarness(t)
 	h.parentSession(opencodefake.Todo{ID: "1", Content: "deploy", Status: "pending"})
-	// No store yet, then a store without this orchestrator: nothing is
-	// sent, and no store is made.
-	if o := h.wake(); o.code != 0 || o.stdout != "blocked:unmanaged\n" || len(h.fake.Calls()) != 0 {
-		t.Fatalf("wake of a scope without a store: %s (%d calls)", o, len(h.fake.Calls()))
+	// No store yet, and a transcript that names no orchestrator agent:
+	// nothing is sent, and no store is made.
+	if o := h.wake(); o.code != 0 || o.stdout != "blocked:unmanaged\n" || len(h.calls("POST", "/**")) != 0 {
+		t.Fatalf("wake of an unmanaged session: %s", o)
+	}
+	if _, err := os.Stat(filepath.Join(store.ScopeDir(h.state, h.dir, h.url), store.DocumentName)); err == nil {
+		t.Fatal("a wake of an unmanaged session made a store")
 	}
 	h.chat("msg_000000000001user", true)
 	if err := h.fake.QueueRuns(parent, opencodefake.Run{DurationMS: 10, Text: "on it"}, opencodefake.Run{DurationMS: 10, Text: "on it"}); err != nil {
@@ -152,5 +157,36 @@ func TestAWakeSenderKilledAfterMarkingItSentSendsNothingTwice(t *testing.T) {
 	}
 	if o := h.wake(); o.code != 0 || !strings.HasPrefix(o.stdout, "sent ") || len(h.wakes()) != 1 {
 		t.Fatalf("the next wake: %s", o)
+	}
+}
+
+// A session no task tool has seen is managed when its transcript says it
+// runs as an orchestrator agent: it is registered, with that agent, and
+// woken as it; a child's session is not.
+func TestAWakeFindsAnOrchestratorByItsTranscript(t *testing.T) {
+	h := newHarness(t)
+	for id, agent := range map[string]string{parent: "build", "ses_child": "explorer"} {
+		if _, err := h.fake.AddSession(opencodefake.SessionSeed{ID: id,
+			Messages: []opencodefake.Message{{Info: opencodefake.MessageInfo{Role: "user", Agent: agent}, Parts: []opencodefake.Part{{Type: "text", Text: "go"}}}},
+			Todos:    []opencodefake.Todo{{ID: "1", Content: "deploy", Status: "pending"}}}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if o := h.run(nil, "tasks", "wake", "--directory", h.dir, "--server-url", h.url, "--session", "ses_child"); o.stdout != "blocked:unmanaged\n" {
+		t.Fatalf("wake of a child: %s", o)
+	}
+	o := h.wake()
+	if o.code != 0 || !strings.HasPrefix(o.stdout, "sent ") {
+		t.Fatalf("wake of an orchestrator found by its transcript: %s", o)
+	}
+	if orch := h.doc().Orchestrators[parent]; orch == nil || orch.Agent != "build" {
+		t.Fatalf("orchestrator %+v", orch)
+	}
+	if _, managed := h.doc().Orchestrators["ses_child"]; managed {
+		t.Fatal("the child was registered as an orchestrator")
+	}
+	ws := h.wakes()
+	if len(ws) != 1 || !strings.Contains(ws[0].Body, `"agent":"build"`) {
+		t.Fatalf("wake prompts %+v", ws)
 	}
 }
