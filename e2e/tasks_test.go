@@ -235,3 +235,66 @@ func transcript(msgs []hostMessage) string {
 	}
 	return b.String()
 }
+
+// wakeMarker is in slim's wake prompt, so the parent's woken runs follow
+// their own script.
+const wakeMarker = "Finish any incomplete TODOs"
+
+// The wake sender against a real host. The parent (build, an orchestrator
+// to slim) writes a todo list with work left and ends its turn; the
+// plugin's idle spell runs `slim tasks wake` after the wake interval
+// (1 s here), the gate finds the pending todo at the host, and the host
+// runs the parent on slim's wake prompt. Nothing changes, so after the
+// second wake the cap holds and no third is sent.
+func TestAnIdleOrchestratorWithTodosLeftIsWokenTwiceAtMost(t *testing.T) {
+	t.Parallel()
+	p := newProject(t, withSlim, map[string]string{"README.md": "wakes\n"})
+	p.env = append(p.env, "SLIM_TASKS_WAKE_INTERVAL_MS=1000")
+	parent := []fp.Turn{
+		fp.Calls(fp.Call("todowrite", map[string]any{"todos": []any{
+			map[string]any{"id": "1", "content": "deploy the service", "status": "pending", "priority": "high"},
+		}})),
+		fp.Text("Paused with the deploy left."),
+	}
+	s := p.serve(parent, fp.Options{Scripts: map[string][]fp.Turn{wakeMarker: {fp.Text("Still waiting to deploy.")}}})
+	s.prompt(s.session(), "plan the deploy")
+	wakes := func() int {
+		n := 0
+		for _, r := range s.provider.Requests() {
+			if r.Script == wakeMarker {
+				n++
+			}
+		}
+		return n
+	}
+	deadline := time.Now().Add(30 * time.Second)
+	for wakes() < 2 && time.Now().Before(deadline) {
+		time.Sleep(200 * time.Millisecond)
+	}
+	if n := wakes(); n != 2 {
+		t.Fatalf("%d woken runs of the parent within 30 s, want 2\nplugin log:\n%s", n, tail(p.pluginLog(), 40))
+	}
+	// Two more intervals: the cap holds.
+	time.Sleep(3 * time.Second)
+	if n := wakes(); n != 2 {
+		t.Fatalf("%d woken runs after the cap, want 2\nplugin log:\n%s", n, tail(p.pluginLog(), 40))
+	}
+	if log := p.pluginLog(); !strings.Contains(log, "blocked:cap_reached") {
+		t.Errorf("the plugin log shows no capped wake:\n%s", tail(log, 40))
+	}
+	// The woken runs saw slim's prompt as the last user message.
+	for _, r := range s.provider.Requests() {
+		if r.Script != wakeMarker {
+			continue
+		}
+		var last string
+		for _, m := range r.Messages {
+			if m.Role == "user" {
+				last = m.Text()
+			}
+		}
+		if !strings.HasPrefix(last, wakeMarker) {
+			t.Errorf("a woken run's last user message is %q", clip(last, 300))
+		}
+	}
+}

@@ -130,17 +130,17 @@ func Observe(ctx context.Context, cfg Config, sc HostScope, ev Event) error {
 			if j := st.Job(id); j != nil && working {
 				markLiveBusy(j, j.Generation, now)
 			}
-			if k := st.Wake[id]; k != nil && working {
-				// The busy a wake caused is the wake's own and keeps the
-				// cap; any other is progress the wake did not make, and
-				// re-arms it.
-				if k.ExpectingWakeBusy {
-					k.ExpectingWakeBusy = false
-				} else {
-					delete(st.Wake, id)
-				}
+			if k := st.Wake[id]; k != nil && working && !k.ExpectingWakeBusy {
+				// A busy outside a wake's run is progress the wakes did
+				// not make (a notification, a user's prompt): it re-arms
+				// the cap. The wake's own run keeps it.
+				delete(st.Wake, id)
 			}
 		case "session.idle":
+			// A wake's run (every busy from the wake on) ends here.
+			if k := st.Wake[id]; k != nil {
+				k.ExpectingWakeBusy = false
+			}
 			// The parent consumed what it was shown: acknowledge it.
 			for _, in := range st.Injections[id] {
 				if j := st.Job(in.TaskID); j != nil {

@@ -140,8 +140,8 @@ func Wake(ctx context.Context, cfg Config, sc HostScope, session string, enabled
 			return err
 		}
 		if k := st.Wake[session]; k != nil {
-			// The busy this wake causes is its own: it does not re-arm
-			// the cap (see Observe).
+			// The run this wake causes, up to the session's next idle,
+			// is its own: its busy does not re-arm the cap (see Observe).
 			k.ExpectingWakeBusy = true
 		}
 		p = &opencode.Prompt{MessageID: msgID, Agent: o.Agent, Parts: []opencode.PromptPart{opencode.InternalPart(WakeText)}}

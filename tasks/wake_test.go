@@ -117,22 +117,29 @@ func TestAFailedWakeKeepsItsReservation(t *testing.T) {
 	}
 }
 
-// The busy a wake causes keeps the cap; any other busy is progress the
-// wake did not make and re-arms it.
-func TestOnlyTheWakesOwnBusyKeepsTheCap(t *testing.T) {
+// The run a wake causes, from the wake to the session's next idle, keeps
+// the cap however many busy events it brings; a busy after that is
+// progress the wake did not make and re-arms it.
+func TestOnlyTheWakesOwnRunKeepsTheCap(t *testing.T) {
 	h := newHarness(t)
 	h.managedParent()
 	if o := h.wake(); o.code != 0 {
 		t.Fatal(o)
 	}
 	h.waitIdle(parent)
-	h.observe("session.status", parent, "--status", "busy")
+	for range 2 {
+		h.observe("session.status", parent, "--status", "busy")
+		if k := h.doc().Wake[parent]; k == nil || k.UnchangedWakeCount != 1 || !k.ExpectingWakeBusy {
+			t.Fatalf("during the wake's run: %+v", k)
+		}
+	}
+	h.observe("session.idle", parent)
 	if k := h.doc().Wake[parent]; k == nil || k.UnchangedWakeCount != 1 || k.ExpectingWakeBusy {
-		t.Fatalf("after the wake's own busy: %+v", k)
+		t.Fatalf("after the wake's run: %+v", k)
 	}
 	h.observe("session.status", parent, "--status", "busy")
 	if k := h.doc().Wake[parent]; k != nil {
-		t.Fatalf("another busy left the cap armed: %+v", k)
+		t.Fatalf("a busy after the wake's run left the cap armed: %+v", k)
 	}
 }
 
