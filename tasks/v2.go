@@ -82,10 +82,20 @@ func (e *engine) probeIdle(ctx context.Context, id string) liveObs {
 }
 
 // snapshotV2 is a snapshot of a host without a map: each session it is
-// asked about is probed once.
+// asked about is probed once. The probes of one snapshot share the status
+// deadline, as the one map read they stand in for would: a host whose
+// wait ignores its timeout costs a call that deadline, not a second per
+// task.
 func (e *engine) snapshotV2(ctx context.Context) snapshot {
+	pctx, cancel := context.WithTimeout(ctx, e.t.Status)
 	return snapshot{at: e.now(), err: v2NoMap, probed: map[string]liveObs{},
-		probe: func(id string) liveObs { return e.probeIdle(ctx, id) }}
+		probe: func(id string) liveObs {
+			if pctx.Err() != nil {
+				cancel()
+				return liveObs{err: v2NoMap + ", and the idle checks of this call ran out of time"}
+			}
+			return e.probeIdle(pctx, id)
+		}}
 }
 
 // verifyStoppedV2 is the verification of an abort on a v2 host: the
