@@ -271,3 +271,25 @@ func TestOnAV2HostNoWakePromptIsSent(t *testing.T) {
 		t.Fatal(g)
 	}
 }
+
+// A host whose wait ignores its timeout (it holds the call) costs one
+// call the status deadline in all, however many tasks it has: the probes
+// share it, and the ones it leaves no room for are not sent.
+func TestOnAV2HostTheIdleProbesOfACallShareOneDeadline(t *testing.T) {
+	h := v2Harness(t, false)
+	ids := []string{h.hangingJob("explorer", "a"), h.hangingJob("explorer", "b"), h.hangingJob("explorer", "c")}
+	h.hold("waits", "POST", "/api/session/*/wait", 0, 0)
+	before := h.lastSeq()
+	if o := h.operator([]string{"reconcile"}, "--flavor", "v2", "--parent", parent); o.code != 0 {
+		t.Fatal(o)
+	}
+	// 1500 ms of status deadline: the first probe's own bound (1 s) and
+	// what is left of it for the second.
+	if n := len(h.after(before, "POST", "/api/session/*/wait")); n != 2 {
+		t.Fatalf("%d idle probes were sent, want 2", n)
+	}
+	if j := h.job(ids[2]); !j.StatusUncertain || !strings.HasSuffix(j.LastStatusError, "the idle checks of this call ran out of time") {
+		t.Fatalf("the task no probe was left for: %+v", j)
+	}
+	h.release("waits", nil)
+}
