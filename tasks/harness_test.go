@@ -64,6 +64,10 @@ type harness struct {
 	env    map[string]string
 	// maxGen is the highest generation seen per task, for I4.
 	maxGen map[string]int64
+	// leases are the lease tokens per task the last check saw, for I5;
+	// broke is set by a step that broke a lease as an operator.
+	leases map[string]string
+	broke  bool
 	seq    int64
 	// broken: the test made the store unusable on purpose, so the
 	// invariants, which read all of it, are not checked.
@@ -82,7 +86,7 @@ func newHarness(t *testing.T, opts ...func(*opencodefake.Options)) *harness {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { fake.Close() })
-	h := &harness{t: t, bin: testbin.Shared(t), fake: fake, url: url, state: t.TempDir(), dir: t.TempDir(), env: map[string]string{}, maxGen: map[string]int64{}}
+	h := &harness{t: t, bin: testbin.Shared(t), fake: fake, url: url, state: t.TempDir(), dir: t.TempDir(), env: map[string]string{}, maxGen: map[string]int64{}, leases: map[string]string{}}
 	for k, v := range knobs {
 		h.env[k] = v
 	}
@@ -140,6 +144,7 @@ func (h *harness) command(stdin []byte, args ...string) (*exec.Cmd, *bytes.Buffe
 func (h *harness) run(stdin []byte, args ...string) out {
 	h.t.Helper()
 	h.seq++
+	h.broke = slices.Contains(args, "break")
 	cmd, so, se := h.command(stdin, args...)
 	err := cmd.Run()
 	o := out{stdout: so.String(), stderr: se.String()}
@@ -279,7 +284,46 @@ func (h *harness) invariants() {
 			}
 		}
 	}
+	h.leaseInvariants(st)
 	h.wire(st, calls)
+}
+
+// leaseInvariants checks I2 and I5 on what a step left:
+//
+//   - I2: a lease names its job's current generation (a run that moved on
+//     leaves no lease of the old one behind, so no old lease can write);
+//   - I5: a lease gone since the last step went with the end of its own
+//     op (settled, or never sent), or is a notification's, whose lease
+//     ends at its deadline or when a relaunch takes it, or an operator
+//     broke it. No lease is released by another holder's op.
+func (h *harness) leaseInvariants(st *store.State) {
+	h.t.Helper()
+	for id, l := range st.Leases {
+		if j := st.Job(id); j != nil && l.Generation != j.Generation {
+			h.t.Fatalf("I2: task %s has a %s lease of generation %d, but its job is at generation %d", id, l.Kind, l.Generation, j.Generation)
+		}
+	}
+	for id, token := range h.leases {
+		if l := st.Leases[id]; l != nil && l.Token == token {
+			continue
+		}
+		var op *store.Op
+		for _, o := range st.Ops {
+			if o.LeaseToken == token {
+				op = o
+			}
+		}
+		switch {
+		case h.broke, op == nil, op.Phase.Final(), op.Kind == store.OpNotification:
+		default:
+			h.t.Fatalf("I5: task %s's lease %s is gone while its %s op is %s", id, token, op.Kind, op.Phase)
+		}
+	}
+	clear(h.leases)
+	for id, l := range st.Leases {
+		h.leases[id] = l.Token
+	}
+	h.broke = false
 }
 
 // wire checks the host's call log against the journal: a write reaches

@@ -213,7 +213,10 @@ func TestAHungNotificationReleasesItsLeaseAtItsDeadlineAndALateAnswerLeavesTheNe
 		name := map[bool]string{false: "revive after the deadline", true: "revive before the deadline"}[early]
 		t.Run(name, func(t *testing.T) {
 			h := newHarness(t)
-			h.notifying(800 * time.Millisecond)
+			// Before the deadline: long enough for the revive and the
+			// successor's lease to come first, so the deadline's release
+			// is seen to leave the successor's lease alone.
+			h.notifying(map[bool]time.Duration{false: 800 * time.Millisecond, true: 2500 * time.Millisecond}[early])
 			id := h.reconciledJob("explorer", "first")
 			h.waitFor("the first run's notification", func(st *store.State) bool { return !notifyBusy(st, id) })
 			if err := h.fake.QueueRuns(id, opencodefake.Run{DurationMS: 30, Text: "second"}); err != nil {
@@ -256,6 +259,16 @@ func TestAHungNotificationReleasesItsLeaseAtItsDeadlineAndALateAnswerLeavesTheNe
 				_, err := st.AcquireLease(store.LeaseRequest{TaskID: id, Kind: store.LeaseMessage, Token: "successor", Generation: g3}, time.Now())
 				return err
 			})
+			if early && h.doc().Leases[id].Token != "successor" {
+				t.Fatal("the notify deadline passed before the successor's lease was taken; the test cannot see its release")
+			}
+			h.waitFor("the notify deadline", func(st *store.State) bool {
+				op := opOfGen(st, id, store.OpNotification, g2)
+				return op != nil && strings.Contains(op.Error, "still pending")
+			})
+			if l := h.doc().Leases[id]; l == nil || l.Token != "successor" {
+				t.Fatalf("the successor's lease after the notify deadline: %+v", l)
+			}
 			h.release("notice", nil)
 			h.waitFor("the old notification to settle", func(st *store.State) bool {
 				op := opOfGen(st, id, store.OpNotification, g2)
