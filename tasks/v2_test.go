@@ -10,7 +10,7 @@ import (
 	"github.com/slimgate/slim/tasks/internal/store"
 )
 
-// Scenario 68: an OpenCode v2 host, driven with host.flavor "v2". It has
+// An OpenCode v2 host, driven with host.flavor "v2". It has
 // no live status map, an interrupt for an abort, a wait-for-idle call
 // (which some builds lack), and no noReply.
 
