@@ -10,6 +10,10 @@ import (
 	"github.com/slimgate/slim/tasks/internal/store"
 )
 
+// transcriptTail is how many of a transcript's last messages the wake
+// sender reads to learn what agent a session runs as.
+const transcriptTail = 50
+
 // orchestratorAgent reads the session's transcript and returns the agent
 // its last user message ran as when that is an orchestrator agent, or "".
 // It needs no store, so a project that never ran a task gains none from
@@ -26,7 +30,10 @@ func orchestratorAgent(ctx context.Context, cfg Config, s scope, session string)
 	}
 	rctx, cancel := context.WithTimeout(ctx, t.Read)
 	defer cancel()
-	msgs, err := hc.Messages(rctx, session, 0)
+	// The end of the transcript is enough: a session whose last user
+	// message is further back than that is not one an idle spell of
+	// minutes found with work left.
+	msgs, err := hc.Messages(rctx, session, transcriptTail)
 	if err != nil {
 		return "", err
 	}
