@@ -116,15 +116,21 @@ func TestLaunchRejectedByTheHostIsAnErrorAndRecorded(t *testing.T) {
 			t.Fatalf("launch op %+v", op)
 		}
 	}
+	if l := h.doc().Leases[j.TaskID]; l != nil {
+		t.Fatalf("a rejected launch left a lease: %+v", l)
+	}
 }
 
 func TestLaunchWithAnUnknownOutcomeIsRunningAndUncertain(t *testing.T) {
-	for _, f := range []opencodefake.Fault{
-		{Method: "POST", Path: "/session/*/prompt_async", Respond: &opencodefake.Response{Status: 502, Text: "bad gateway"}},
-		{Method: "POST", Path: "/session/*/prompt_async", Drop: true},
+	for _, tt := range []struct {
+		fault   opencodefake.Fault
+		outcome store.Outcome
+	}{
+		{opencodefake.Fault{Method: "POST", Path: "/session/*/prompt_async", Respond: &opencodefake.Response{Status: 502, Text: "bad gateway"}}, store.OutcomeFailed5xx},
+		{opencodefake.Fault{Method: "POST", Path: "/session/*/prompt_async", Drop: true}, store.OutcomeTransport},
 	} {
 		h := newHarness(t)
-		h.fake.AddFaults(f)
+		h.fake.AddFaults(tt.fault)
 		o := h.tool("task", map[string]any{"subagent_type": "explorer", "prompt": "p"})
 		if o.code != 0 || !strings.Contains(o.stdout, "state: running\nstatus_uncertain: true\n") {
 			t.Fatal(o)
@@ -135,8 +141,8 @@ func TestLaunchWithAnUnknownOutcomeIsRunningAndUncertain(t *testing.T) {
 			}
 		}
 		for _, op := range h.doc().Ops {
-			if op.Outcome == store.OutcomeRejected4xx || op.Outcome == store.OutcomeAccepted {
-				t.Fatalf("an unknown launch was recorded %s", op.Outcome)
+			if op.Kind == store.OpLaunch && op.Outcome != tt.outcome {
+				t.Fatalf("an unknown launch was recorded %s, want %s", op.Outcome, tt.outcome)
 			}
 		}
 	}
@@ -189,7 +195,8 @@ func TestResumeOfAReusableSessionPromptsTheSameSession(t *testing.T) {
 	if s := h.job(id).State; s != store.JobReconciled {
 		t.Fatalf("state %s after acknowledgement, want reconciled", s)
 	}
-	g1 := h.job(id).Generation
+	g1, used := h.job(id).Generation, h.job(id).LastUsedAt
+	prompts := len(h.calls("POST", "/session/"+id+"/prompt_async"))
 	h.runs("second")
 	o := h.tool("task", map[string]any{"subagent_type": "explorer", "task_id": "exp-1", "prompt": "again"})
 	if o.code != 0 || !strings.Contains(o.stdout, "task_id: "+id+"\n") || !strings.Contains(o.stdout, "Background task resumed.") {
@@ -202,8 +209,20 @@ func TestResumeOfAReusableSessionPromptsTheSameSession(t *testing.T) {
 	if n := len(h.calls("POST", "/session")); n != 1 {
 		t.Fatalf("%d sessions created, want 1", n)
 	}
+	if n := len(h.calls("POST", "/session/"+id+"/prompt_async")); n != prompts+1 {
+		t.Fatalf("%d prompts to the session after the resume, want %d", n, prompts+1)
+	}
+	// The resume's prompt went out under a relaunch lease: its op names
+	// one, and it was released when the admission settled.
+	ops := h.opsOf(id, store.OpReviveAdmission)
+	if len(ops) != 1 || ops[0].LeaseToken == "" || ops[0].Outcome != store.OutcomeAccepted {
+		t.Fatalf("the resume's admission ops: %+v", ops)
+	}
 	if l := h.doc().Leases[id]; l != nil {
 		t.Fatalf("lease left: %+v", l)
+	}
+	if !j.LastUsedAt.After(used) {
+		t.Fatalf("lastUsedAt %v did not move on from %v", j.LastUsedAt, used)
 	}
 }
 

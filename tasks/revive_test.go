@@ -515,7 +515,7 @@ func (h *harness) wantCompensated(id string, seq int64) {
 	if op.Phase != store.PhaseSettled || op.Outcome != store.OutcomeAccepted || op.Error != "compensated: aborted and verified quiet" {
 		h.t.Fatalf("revive op after the compensation: %+v", op)
 	}
-	if n := len(h.calls("POST", "/session/"+parent+"/prompt_async")); n != 0 {
+	if n := len(h.after(seq, "POST", "/session/"+parent+"/prompt_async")); n != 0 {
 		h.t.Fatalf("the parent was prompted %d times", n)
 	}
 	if h.fake.Busy(id) {
@@ -525,13 +525,22 @@ func (h *harness) wantCompensated(id string, seq int64) {
 
 func TestReviveAdmittedAfterItsTaskWasDeletedIsAbortedAndTheLeaseReleased(t *testing.T) {
 	h := newHarness(t)
+	// With parent notifications on: the compensated run is not one the
+	// parent is told about.
+	h.notifying(10 * time.Second)
 	id := h.reconciledJob("explorer", "first")
+	h.waitFor("the first run's notification", func(st *store.State) bool { return !notifyBusy(st, id) })
+	told := len(h.notices())
 	before := h.lastSeq()
 	o := h.deletedDuringAdmission(id, func() { h.observe("session.deleted", id) }, nil)
 	wantOut(t, o, 1, "", "Task "+id+compensationInitiated)
 	h.wantCompensated(id, before)
 	if ts := h.doc().Tombstone(id); ts.Reason != "session deleted" {
 		t.Fatalf("tombstone %+v", ts)
+	}
+	h.reconcileNow()
+	if n := len(h.notices()); n != told {
+		t.Fatalf("%d parent notifications after the compensation, want %d", n, told)
 	}
 }
 

@@ -1,7 +1,9 @@
 package tasks_test
 
 import (
+	"bytes"
 	"encoding/json"
+	"os"
 	"strings"
 	"testing"
 	"time"
@@ -91,6 +93,19 @@ func TestTheGateFindsTheUsersAnswerInTheTranscriptWithoutAHookFeed(t *testing.T)
 	h := newHarness(t)
 	h.parentSession(opencodefake.Todo{ID: "1", Content: "deploy", Status: "in_progress"})
 	h.tool("wait-for-user", map[string]any{"reason": "manual step"})
+	// Newer user messages that are not the user's words: a synthetic
+	// part, and a part marked as sent internally (a wake, a notification).
+	for _, p := range []opencodefake.Part{
+		{Type: "text", Text: "replayed", Synthetic: true},
+		{Type: "text", Text: "wake", Synthetic: true, Metadata: map[string]any{"oh-my-opencode-slim.internalInitiator": true}},
+	} {
+		if _, err := h.fake.AppendMessage(parent, opencodefake.Message{Info: opencodefake.MessageInfo{Role: "user"}, Parts: []opencodefake.Part{p}}); err != nil {
+			t.Fatal(err)
+		}
+		if g := h.gate(); g != "blocked:waiting_for_user" {
+			t.Fatalf("a %q message in the transcript cleared the wait: %s", p.Text, g)
+		}
+	}
 	if _, err := h.fake.AppendMessage(parent, opencodefake.Message{Info: opencodefake.MessageInfo{Role: "user"}, Parts: []opencodefake.Part{{Type: "text", Text: "done"}}}); err != nil {
 		t.Fatal(err)
 	}
@@ -101,6 +116,14 @@ func TestTheGateFindsTheUsersAnswerInTheTranscriptWithoutAHookFeed(t *testing.T)
 
 func TestARejectedWaitChangesNothing(t *testing.T) {
 	h := newHarness(t)
+	h.parentSession(opencodefake.Todo{ID: "1", Content: "deploy", Status: "pending"})
+	if g := h.gate(); g != "allowed" {
+		t.Fatalf("gate before: %s", g)
+	}
+	before, err := os.ReadFile(h.docPath())
+	if err != nil {
+		t.Fatal(err)
+	}
 	cases := []struct {
 		session, agent, reason, want string
 	}{
@@ -117,6 +140,12 @@ func TestARejectedWaitChangesNothing(t *testing.T) {
 	for id, w := range h.doc().Waits {
 		t.Fatalf("a rejected call armed a wait for %s: %+v", id, w)
 	}
+	if after, err := os.ReadFile(h.docPath()); err != nil || !bytes.Equal(after, before) {
+		t.Fatalf("a rejected call changed the store (%v)", err)
+	}
+	if g := h.gate(); g != "allowed" {
+		t.Fatalf("gate after the rejected calls: %s", g)
+	}
 }
 
 func TestDeletingTheParentClearsItsWaitAndAFallbackTeardownDoesNot(t *testing.T) {
@@ -130,8 +159,8 @@ func TestDeletingTheParentClearsItsWaitAndAFallbackTeardownDoesNot(t *testing.T)
 		}
 	}
 	obs("--fallback")
-	if w := h.doc().Waits[parent]; w == nil || w.Status != store.WaitingForUser {
-		t.Fatalf("a fallback teardown cleared the wait: %+v", w)
+	if w := h.doc().Waits[parent]; w == nil || w.Status != store.WaitingForUser || w.LastRearmIdentity != "msg_000000000001user" {
+		t.Fatalf("a fallback teardown cleared the wait or its rearm identity: %+v", w)
 	}
 	obs()
 	if w := h.doc().Waits[parent]; w != nil {
