@@ -293,3 +293,29 @@ func TestOnAV2HostTheIdleProbesOfACallShareOneDeadline(t *testing.T) {
 	}
 	h.release("waits", nil)
 }
+
+// A run that replaced the task's between the revive's look-up and its
+// lease is not revived (here another process's relaunch lands while the
+// revive waits on the host's wait-for-idle, which a v2 revive asks before
+// taking its lease).
+func TestAReviveWhoseTaskWasRelaunchedBeforeItsLeaseIsRefused(t *testing.T) {
+	h := v2Harness(t, false)
+	c := h.completed("explorer", "first")
+	h.hold("probe", "POST", "/api/session/*/wait", 0, 1)
+	wait := h.start("revive", map[string]any{"task_id": c, "prompt": "again"})
+	h.waitHeld("probe", 1)
+	h.mutate(func(st *store.State) error {
+		j := st.Job(c)
+		j.Generation, j.TaskGeneration = st.NextGeneration(), j.TaskGeneration+1
+		return nil
+	})
+	before := h.lastSeq()
+	h.release("probe", nil)
+	wantOut(t, wait(), 1, "", "Task "+c+" run generation changed; refusing stale revive\n")
+	for _, call := range h.after(before, "POST", "/**") {
+		t.Fatalf("a refused revive sent %s %s", call.Method, call.Path)
+	}
+	if l := h.doc().Leases[c]; l != nil {
+		t.Fatalf("a refused revive left a lease: %+v", l)
+	}
+}
