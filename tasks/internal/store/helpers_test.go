@@ -143,6 +143,21 @@ func runHelper(mode, dir string, args []string) error {
 				return err
 			}
 		}
+	case "killmidwrite":
+		// Start a transaction's write, then die in it: the temporary
+		// is on disk with half a document in it, the lock is held, and
+		// the rename never happens.
+		s.beforeWrite = func() {
+			tmp := filepath.Join(dir, "."+DocumentName+".tmp-killed")
+			os.WriteFile(tmp, []byte(`{"meta":{"version":`), 0o600)
+			p, _ := os.FindProcess(os.Getpid())
+			p.Kill()
+			select {}
+		}
+		return s.Update(func(st *State) error {
+			st.AliasCounters["killed"] = 1
+			return nil
+		})
 	case "hold":
 		// Hold the lock until stdin closes.
 		return s.Update(func(*State) error {

@@ -148,6 +148,43 @@ func TestAWriterKilledAtAnyMomentLeavesTheOldOrTheNewDocument(t *testing.T) {
 	}
 }
 
+// A writer killed in the middle of its write (its temporary half written,
+// the lock held, no rename) leaves the document as it was: the next
+// caller gets the lock, reads the old document and removes the
+// temporary.
+func TestAWriterKilledInItsWriteLeavesTheOldDocumentAndItsTemporaryIsSwept(t *testing.T) {
+	s := openT(t, Options{LockTimeout: 10 * time.Second})
+	if err := s.Update(func(st *State) error { st.AliasCounters["before"] = 1; return nil }); err != nil {
+		t.Fatal(err)
+	}
+	old, err := os.ReadFile(s.Path())
+	if err != nil {
+		t.Fatal(err)
+	}
+	w := helper(t, "killmidwrite", s.Dir())
+	if err := w.Run(); err == nil {
+		t.Fatal("the writer was not killed")
+	}
+	if tmp := temps(t, s.Dir()); len(tmp) != 1 {
+		t.Fatalf("temporaries after the kill: %v, want the killed writer's", tmp)
+	}
+	if now, _ := os.ReadFile(s.Path()); !bytes.Equal(now, old) {
+		t.Fatal("the killed writer changed the document")
+	}
+	if err := s.Update(func(st *State) error {
+		if st.AliasCounters["killed"] != 0 || st.AliasCounters["before"] != 1 {
+			t.Errorf("counters after the killed write: %v", st.AliasCounters)
+		}
+		st.AliasCounters["after"] = 1
+		return nil
+	}); err != nil {
+		t.Fatal(err)
+	}
+	if tmp := temps(t, s.Dir()); len(tmp) != 0 {
+		t.Fatalf("temporaries after the next transaction: %v", tmp)
+	}
+}
+
 func TestALaterCallerReapsWhatAKilledOwnerLeft(t *testing.T) {
 	for _, c := range []struct {
 		phase     string
