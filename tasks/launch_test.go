@@ -243,16 +243,27 @@ func TestResumeOfARunningTaskIsRefusedWithoutWrites(t *testing.T) {
 }
 
 func TestResumeWhileLeasedIsRefused(t *testing.T) {
-	h := newHarness(t)
-	id := h.completed("explorer", "done")
-	h.acknowledge()
-	h.mutate(func(st *store.State) error {
-		_, err := st.AcquireLease(store.LeaseRequest{TaskID: id, Kind: store.LeaseMessage, Token: "t0", Generation: st.Job(id).Generation}, st.Meta.CreatedAt)
-		return err
-	})
-	o := h.tool("task", map[string]any{"subagent_type": "explorer", "task_id": id, "prompt": "more"})
-	if o.code != 1 || !strings.Contains(o.stderr, "cannot be resumed safely: its current generation is already owned by another lifecycle operation. Do not launch a duplicate with the same task_id.") {
-		t.Fatal(o)
+	for _, kind := range []store.LeaseKind{store.LeaseMessage, store.LeaseRelaunch} {
+		t.Run(string(kind), func(t *testing.T) {
+			h := newHarness(t)
+			id := h.completed("explorer", "done")
+			h.acknowledge()
+			h.mutate(func(st *store.State) error {
+				_, err := st.AcquireLease(store.LeaseRequest{TaskID: id, Kind: kind, Token: "t0", Generation: st.Job(id).Generation}, st.Meta.CreatedAt)
+				return err
+			})
+			before := h.lastSeq()
+			o := h.tool("task", map[string]any{"subagent_type": "explorer", "task_id": id, "prompt": "more"})
+			if o.code != 1 || !strings.Contains(o.stderr, "cannot be resumed safely: its current generation is already owned by another lifecycle operation. Do not launch a duplicate with the same task_id.") {
+				t.Fatal(o)
+			}
+			if calls := h.after(before, "POST", "/**"); len(calls) != 0 {
+				t.Fatalf("a refused resume sent %+v", calls)
+			}
+			if l := h.doc().Leases[id]; l == nil || l.Token != "t0" {
+				t.Fatalf("the other holder's lease after the refusal: %+v", l)
+			}
+		})
 	}
 }
 
