@@ -59,8 +59,10 @@ type Dispatcher struct {
 	Tasks func(protocol.Host, protocol.EventInfo) error
 	// TaskOutput, when set, sees the arguments and output of every call of
 	// the host's own task tool, for the background task tools to track the
-	// subagent sessions it starts. Its error is logged and noted.
-	TaskOutput func(h protocol.Host, sessionID string, args, output any) error
+	// subagent sessions it starts. The text it returns, when not empty, is
+	// appended to the tool's output for the model; its error is logged and
+	// noted.
+	TaskOutput func(h protocol.Host, sessionID string, args, output any) (string, error)
 	// Outside is the policy for apply_patch targets outside the workspace:
 	// rescue.OutsideBlock (also when empty) or rescue.OutsidePassthrough.
 	// AllowNested lets targets in nested worktrees count as inside. No
@@ -303,15 +305,26 @@ func (d *Dispatcher) patchOptions(req *protocol.Request) rescue.Options {
 
 func (d *Dispatcher) after(req *protocol.Request) protocol.Response {
 	var notes []string
+	taskNote := ""
 	if d.watchesTaskOutput(req.Tool) {
 		// The host's own task tool launched (or ran) a subagent: the
 		// background task tools track it from its output.
-		if err := d.TaskOutput(req.Host, req.SessionID, req.Args, req.Output); err != nil {
+		text, err := d.TaskOutput(req.Host, req.SessionID, req.Args, req.Output)
+		if err != nil {
 			d.Log.Warn().Err(err).Str("session", req.SessionID).Msg("background tasks did not record the task call")
 			notes = append(notes, "tasks: "+err.Error())
 		}
+		taskNote = text
+	}
+	if taskNote != "" {
+		if _, isText := req.Output.(string); !isText {
+			taskNote = ""
+		}
 	}
 	if d.Loop == nil {
+		if taskNote != "" {
+			return protocol.Response{V: protocol.Version, Action: protocol.Append, Append: taskNote, Notes: append(notes, "tasks: not tracked")}
+		}
 		r := pass()
 		r.Notes = notes
 		return r
@@ -324,7 +337,10 @@ func (d *Dispatcher) after(req *protocol.Request) protocol.Response {
 		return r
 	}
 	if notice != "" {
-		return protocol.Response{V: protocol.Version, Action: protocol.Append, Append: notice, Notes: append(notes, "loop guard: repeated identical result")}
+		return protocol.Response{V: protocol.Version, Action: protocol.Append, Append: taskNote + notice, Notes: append(notes, "loop guard: repeated identical result")}
+	}
+	if taskNote != "" {
+		return protocol.Response{V: protocol.Version, Action: protocol.Append, Append: taskNote, Notes: append(notes, "tasks: not tracked")}
 	}
 	r := pass()
 	r.Notes = notes

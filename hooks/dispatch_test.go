@@ -491,3 +491,36 @@ func TestEventsAndUnknownTools(t *testing.T) {
 		t.Errorf("apply_patch without patchText: %v", r.Action)
 	}
 }
+
+// What the background task tools say about a call of the host's task
+// tool reaches the model appended to its output, before a loop guard
+// notice, and never onto an output that is not text.
+func TestATaskNoteIsAppendedToTheTaskOutput(t *testing.T) {
+	note := "\n\n[slim] not tracked"
+	for _, tt := range []struct {
+		name   string
+		loop   bool
+		output string
+		want   protocol.Response
+	}{
+		{"without the loop guard", false, `"task_id: ses_x"`, protocol.Response{Action: protocol.Append, Append: note}},
+		{"with the loop guard", true, `"task_id: ses_x"`, protocol.Response{Action: protocol.Append, Append: note}},
+		{"an output that is not text", false, `{"id":"ses_x"}`, protocol.Response{Action: protocol.Pass}},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			d := &Dispatcher{TaskOutput: func(protocol.Host, string, any, any) (string, error) { return note, nil }}
+			if tt.loop {
+				d.Loop = &loopguard.Guard{Store: loopguard.NewStore(t.TempDir(), loopguard.StoreOptions{})}
+			}
+			req, err := protocol.Decode([]byte(`{"v":1,"tool":"task","sessionID":"s","callID":"c","args":{},"output":` + tt.output + `}`))
+			if err != nil {
+				t.Fatal(err)
+			}
+			req.Validate(protocol.After)
+			r := d.Handle(req)
+			if r.Action != tt.want.Action || r.Append != tt.want.Append {
+				t.Fatalf("answer %+v, want %s %q", r, tt.want.Action, tt.want.Append)
+			}
+		})
+	}
+}

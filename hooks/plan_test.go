@@ -18,7 +18,7 @@ import (
 func wired(h *harness, taskCalls *int) {
 	h.d.PatchGuard = true
 	h.d.SearchGuard = true
-	h.d.TaskOutput = func(protocol.Host, string, any, any) error { *taskCalls++; return nil }
+	h.d.TaskOutput = func(protocol.Host, string, any, any) (string, error) { *taskCalls++; return "", nil }
 }
 
 func TestPlanOfEveryGuard(t *testing.T) {
@@ -56,7 +56,7 @@ func TestPlanFollowsTheGuardsThatAreOn(t *testing.T) {
 		{"nothing on", Dispatcher{}, map[string][]protocol.Phase{"": {}, "read": {}, "apply_patch": {}, "task": {}}},
 		{"patch guard only", Dispatcher{PatchGuard: true}, map[string][]protocol.Phase{"": {}, "apply_patch": {protocol.Before}, "grep": {}}},
 		{"search guard only", Dispatcher{SearchGuard: true}, map[string][]protocol.Phase{"grep": {protocol.Before}, "glob": {protocol.Before}, "read": {}}},
-		{"task output only", Dispatcher{TaskOutput: func(protocol.Host, string, any, any) error { return nil }}, map[string][]protocol.Phase{"task": {protocol.After}, "task_status": {}}},
+		{"task output only", Dispatcher{TaskOutput: func(protocol.Host, string, any, any) (string, error) { return "", nil }}, map[string][]protocol.Phase{"task": {protocol.After}, "task_status": {}}},
 		{"loop guard only", Dispatcher{Loop: &loopguard.Guard{}}, map[string][]protocol.Phase{
 			"": {protocol.After}, "read": {protocol.Before, protocol.After}, "apply_patch": {protocol.After}, "task": {}, "wait_for_user": {},
 		}},

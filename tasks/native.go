@@ -2,6 +2,7 @@ package tasks
 
 import (
 	"context"
+	"fmt"
 	"strings"
 
 	"github.com/slimgate/slim/tasks/internal/owner"
@@ -69,17 +70,21 @@ func parseNativeOutput(out string) (id, state, text string) {
 // answered at once becomes a finished job whose result the caller has
 // already read. Output that names no session is not a launch and is
 // ignored.
-func ObserveNativeTask(ctx context.Context, cfg Config, sc HostScope, nt NativeTask) error {
+//
+// A run of a task whose ID a lease holds (a revive of slim's, or its
+// compensation) is not registered past that lease; the text returned then
+// tells the model so, to be appended to the tool's output.
+func ObserveNativeTask(ctx context.Context, cfg Config, sc HostScope, nt NativeTask) (string, error) {
 	id, state, text := parseNativeOutput(nt.Output)
 	switch {
 	case id == "" || nt.Parent == "":
-		return nil
+		return "", nil
 	case state != "running" && state != "completed" && state != "error":
-		return nil // not a form that says what the run did
+		return "", nil // not a form that says what the run did
 	}
 	e, err := openScope(cfg, sc)
 	if err != nil {
-		return err
+		return "", err
 	}
 	// A resumed session's new run starts after its last user message:
 	// the baseline is the message before it.
@@ -99,7 +104,9 @@ func ObserveNativeTask(ctx context.Context, cfg Config, sc HostScope, nt NativeT
 			}
 		}
 	}
-	return e.update(func(st *store.State) error {
+	note := ""
+	err = e.update(func(st *store.State) error {
+		note = ""
 		now := e.now()
 		registerOrchestrator(st, nt.Parent, "", now)
 		st.ReapDeadOwners(owner.Alive, now)
@@ -110,9 +117,10 @@ func ObserveNativeTask(ctx context.Context, cfg Config, sc HostScope, nt NativeT
 		if state == "running" {
 			preemptNotice(st, id, now) // the host started a new run: the old one's end is old news
 		}
-		if st.Leases[id] != nil && (j == nil || j.State != store.JobRunning) {
+		if l := st.Leases[id]; l != nil && (j == nil || j.State != store.JobRunning) {
 			// A lease owns the ID (a revive or its compensation): a
 			// launch must not be registered past it.
+			note = untrackedNote(id, l)
 			return nil
 		}
 		if j == nil && st.Tombstone(id) != nil && state != "running" {
@@ -140,4 +148,15 @@ func ObserveNativeTask(ctx context.Context, cfg Config, sc HostScope, nt NativeT
 		}
 		return nil
 	})
+	return note, err
+}
+
+// untrackedNote is what the model is told of a run the task tools do not
+// track because the lease l holds its task's ID.
+func untrackedNote(id string, l *store.Lease) string {
+	why := fmt.Sprintf("a %s lease of slim's holds that task", l.Kind)
+	if l.State == store.LeaseQuarantined {
+		why = fmt.Sprintf("that task is quarantined (%s)", l.Note)
+	}
+	return fmt.Sprintf("\n\n[slim] This run of task %s is not tracked by the background task tools: %s. task_status and task_result will not report this run; do not start it again with the same task_id.", id, why)
 }

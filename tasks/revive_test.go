@@ -648,7 +648,15 @@ func wantQuarantined(t *testing.T, h *harness, id, why string) {
 	// The ID stays taken: the host's own resume of the session is not
 	// registered, and the board no longer knows the task.
 	native := map[string]any{"subagent_type": "explorer", "prompt": "resume", "task_id": id, "background": true}
-	h.hookAfter(native, "task_id: "+id+"\nstate: running")
+	var answer struct{ Action, Append string }
+	if err := json.Unmarshal([]byte(h.hookAfter(native, "task_id: "+id+"\nstate: running").stdout), &answer); err != nil {
+		t.Fatal(err)
+	}
+	wantNote := "\n\n[slim] This run of task " + id + " is not tracked by the background task tools: that task is quarantined (" + l.Note +
+		"). task_status and task_result will not report this run; do not start it again with the same task_id."
+	if answer.Action != "append" || answer.Append != wantNote {
+		t.Fatalf("the hook's answer to a launch past the quarantined lease: %+v\nwant the note %q", answer, wantNote)
+	}
 	if j := h.doc().Job(id); j != nil {
 		t.Fatalf("a launch was registered past the quarantined lease: %+v", j)
 	}
@@ -659,7 +667,9 @@ func wantQuarantined(t *testing.T, h *harness, id, why string) {
 	if l := h.doc().Leases[id]; l != nil {
 		t.Fatalf("lease after the break: %+v", l)
 	}
-	h.hookAfter(native, "task_id: "+id+"\nstate: running")
+	if o := h.hookAfter(native, "task_id: "+id+"\nstate: running"); strings.Contains(o.stdout, "not tracked") {
+		t.Fatalf("a launch after the break was told it is not tracked: %s", o)
+	}
 	if j := h.doc().Job(id); j == nil || j.State != store.JobRunning {
 		t.Fatalf("a launch after the break was not registered: %+v", j)
 	}

@@ -236,7 +236,7 @@ func newDispatcher(e *env) *hooks.Dispatcher {
 		Log:         e.log,
 	}
 	d.Tasks = func(h protocol.Host, ev protocol.EventInfo) error { return observeTaskEvent(e, h, ev) }
-	d.TaskOutput = func(h protocol.Host, sid string, args, output any) error {
+	d.TaskOutput = func(h protocol.Host, sid string, args, output any) (string, error) {
 		return observeNativeTask(e, h, sid, args, output)
 	}
 	if d.Outside != "" && d.Outside != "block" && d.Outside != "passthrough" {

@@ -381,15 +381,16 @@ func hookTaskScope(e *env, h protocol.Host) (tasks.Config, tasks.HostScope, bool
 }
 
 // observeNativeTask hands one call of the host's own task tool to the
-// background task tools, which track the subagent session it started.
-func observeNativeTask(e *env, h protocol.Host, sessionID string, args, output any) error {
+// background task tools, which track the subagent session it started, and
+// returns what the model is to be told when they cannot.
+func observeNativeTask(e *env, h protocol.Host, sessionID string, args, output any) (string, error) {
 	text, isText := output.(string)
 	if !isText || sessionID == "" {
-		return nil
+		return "", nil
 	}
 	cfg, sc, ok, err := hookTaskScope(e, h)
 	if !ok || err != nil {
-		return err
+		return "", err
 	}
 	a, _ := args.(map[string]any)
 	str := func(k string) string { s, _ := a[k].(string); return s }
