@@ -66,9 +66,14 @@ func (d *Dispatcher) Plan() protocol.Plan {
 		p.Tools[strings.ToLower(name)] = d.phases(name)
 	}
 	// In after, the loop guard appends its notice only to the result of a
-	// call identical to the one before it, and the task tools' observation
-	// of the host's own task answers pass; nothing else answers there.
+	// call identical to the one before it; the task tools' observation of
+	// the host's own task may append a note to any call of it (a run a
+	// lease keeps untracked), so that one is always waited for. Nothing
+	// else answers there.
 	p.AfterChanges = protocol.AfterChangesRepeats
+	if d.TaskOutput != nil {
+		p.AfterAlways = []string{"task"}
+	}
 	return p
 }
 

@@ -36,6 +36,7 @@ func TestPlanOfEveryGuard(t *testing.T) {
 			"task_revive": none, "wait_for_user": none, "wait_for_background_tasks": none,
 		},
 		AfterChanges: protocol.AfterChangesRepeats,
+		AfterAlways:  []string{"task"},
 	}
 	if got := h.d.Plan(); !reflect.DeepEqual(got, want) {
 		t.Fatalf("plan\n got %+v\nwant %+v", got, want)

@@ -1527,6 +1527,13 @@ export const SlimPlugin = async (input) => {
   // Whether a call may finish before its after's answer: only when slim's
   // phase table says that an after changes nothing but a repeated call.
   const aftersMayTrail = isPlainObject(probe.answer.phases) && probe.answer.phases.afterChanges === "repeats";
+  // Tools whose after may change any call of theirs (the host's task, whose
+  // output slim may add a note to): always waited for.
+  const afterAlways = new Set(
+    isPlainObject(probe.answer.phases) && Array.isArray(probe.answer.phases.afterAlways)
+      ? probe.answer.phases.afterAlways.filter((t) => typeof t === "string")
+      : [],
+  );
 
   const host = () => ({
     flavor: "v1",
@@ -1976,7 +1983,8 @@ export const SlimPlugin = async (input) => {
         // is one line on a pipe already open, while a process of its own
         // would be left running behind the call, and several could run at
         // once and count in another order than the calls ran.
-        if (resident && aftersMayTrail && !afters.wait(request.sessionID, request.tool, request.args)) {
+        const mustWait = afterAlways.has(String(request.tool).toLowerCase()) || afters.wait(request.sessionID, request.tool, request.args);
+        if (resident && aftersMayTrail && !mustWait) {
           const late = askQuiet("after", request, "send")
             .then((answer) => {
               afters.answered(request.sessionID);

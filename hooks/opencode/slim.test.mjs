@@ -1781,12 +1781,13 @@ test("apply mode: an apply_patch the plugin's tool did not run is logged, and la
 // FAKE_AFTER_SLEEP seconds late with FAKE_AFTER_ANSWER, logging to
 // FAKE_LOG; its phase table says afters change only repeated calls unless
 // afterChanges is given ("" leaves the claim out).
-function slowAfterResident(afterChanges = "repeats") {
+function slowAfterResident(afterChanges = "repeats", afterAlways = null) {
   const phases = { default: ["after"], tools: { apply_patch: ["before", "after"], read: ["before", "after"], grep: ["before", "after"], glob: ["before", "after"] } };
   if (afterChanges) phases.afterChanges = afterChanges;
+  if (afterAlways) phases.afterAlways = afterAlways;
   const version = JSON.stringify({ version: "t", protocol: 1, features: ["serve"], phases });
   return fakeSlim(
-    `slow-after-resident-${afterChanges || "none"}`,
+    `slow-after-resident-${afterChanges || "none"}${afterAlways ? "-always" : ""}`,
     `if [ "$1" = version ]; then printf '%s' '${version}'; exit 0; fi
 [ "$1 $2" = "hook serve" ] || exit 1
 while IFS= read -r line; do
@@ -1803,6 +1804,27 @@ done
 wait`,
   );
 }
+
+test("resident slim: an after of a tool the table lists in afterAlways is always waited for", { skip: process.platform === "win32" }, async () => {
+  process.env.SLIM_BIN = slowAfterResident("repeats", ["task"]);
+  process.env.FAKE_LOG = path.join(work, "always.log");
+  process.env.FAKE_AFTER_SLEEP = "0.6";
+  process.env.FAKE_AFTER_ANSWER = '{"v":1,"action":"append","append":"\\nnote"}';
+  const hooks = await (await loadPlugin())(hostInput(project()));
+  const afterCall = async (tool, callID, args) => {
+    const output = { output: "text" };
+    const start = Date.now();
+    await hooks["tool.execute.after"]({ tool, sessionID: "s", callID, args }, output);
+    return { output: output.output, ms: Date.now() - start };
+  };
+  await afterCall("read", "c0", { filePath: "first" }); // the session's first after is waited for anyway
+  const read = await afterCall("read", "c1", { filePath: "new" });
+  assert.equal(read.output, "text", "a new read waited for slim");
+  const task = await afterCall("Task", "c2", { prompt: "a new one", subagent_type: "general" });
+  assert.equal(task.output, "text\nnote", "a new task call did not wait for slim's note");
+  assert.ok(task.ms >= 500, `the task call returned after ${task.ms} ms, before slim answered`);
+  await hooks.dispose();
+});
 
 test("resident slim: a call waits for its after's answer only when it repeats an earlier call of its session; the next before waits for the afters in flight", { skip: process.platform === "win32" }, async () => {
   process.env.SLIM_BIN = slowAfterResident();

@@ -25,6 +25,10 @@ type Plan struct {
 	// answered before that session's next before). Empty: every after may
 	// change its call.
 	AfterChanges string `json:"afterChanges,omitempty"`
+	// AfterAlways lists the tools (lower case) whose after may change any
+	// call of theirs, repeated or not: a plugin that lets afters trail
+	// under AfterChangesRepeats must still wait for these.
+	AfterAlways []string `json:"afterAlways,omitempty"`
 }
 
 // AfterChangesRepeats is Plan.AfterChanges when an after changes only a
