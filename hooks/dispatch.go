@@ -332,8 +332,12 @@ func (d *Dispatcher) after(req *protocol.Request) protocol.Response {
 	notice, err := d.Loop.After(loopTool(req), req.SessionID, req.Args, req.Output)
 	if err != nil {
 		d.Log.Warn().Err(err).Str("session", req.SessionID).Msg("loop guard unavailable; passing")
+		notes = append(notes, "loop guard: "+failOpenNote(err))
+		if taskNote != "" {
+			return protocol.Response{V: protocol.Version, Action: protocol.Append, Append: taskNote, Notes: append(notes, "tasks: not tracked")}
+		}
 		r := pass()
-		r.Notes = append(notes, "loop guard: "+failOpenNote(err))
+		r.Notes = notes
 		return r
 	}
 	if notice != "" {

@@ -121,6 +121,8 @@ type liveObs struct {
 	live   opencode.Live // busy or retry
 	absent bool          // a valid map without the session: it is idle
 	err    string        // why nothing can be concluded
+	// unprobed: a v2 snapshot ran out of time before it could ask.
+	unprobed bool
 }
 
 func (o liveObs) known() bool { return o.live != "" }

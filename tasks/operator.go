@@ -54,6 +54,10 @@ func Reconcile(ctx context.Context, cfg Config, sc HostScope, parent string) (st
 	sort.Strings(parents)
 	snap := e.snapshot(ctx)
 	for _, p := range parents {
+		if e.v2() {
+			// A v2 snapshot is a budget of probes: each parent gets its own.
+			snap = e.snapshot(ctx)
+		}
 		if err := e.reconcile(ctx, p, "", snap); err != nil {
 			return "", err
 		}

@@ -120,6 +120,12 @@ func gather(st *store.State, parent, only string) gathered {
 // lock.
 func (e *engine) observeGathered(ctx context.Context, g gathered, snap snapshot) ([]jobObs, []orphanObs) {
 	var out []jobObs
+	// Every session is looked up in the snapshot before any transcript
+	// is read: on a v2 host those are probes that share one deadline,
+	// which transcript reads must not use up.
+	for _, j := range g.targets {
+		snap.observe(j.TaskID)
+	}
 	for _, j := range g.targets {
 		o := jobObs{taskID: j.TaskID, gen: j.Generation, live: snap.observe(j.TaskID), turn: g.turns}
 		if o.live.absent {
@@ -179,7 +185,8 @@ func (e *engine) apply(st *store.State, obs []jobObs, orphans []orphanObs, snap 
 		if j == nil || j.Generation != o.gen {
 			continue
 		}
-		if o.turn {
+		if o.turn && !o.live.unprobed {
+			// A job the pass had no time to ask about keeps its place.
 			j.LastObservedAt = snap.at
 		}
 		switch {

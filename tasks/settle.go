@@ -198,7 +198,9 @@ func (e *engine) settleAbort(ctx context.Context, o order, op store.Op) error {
 		switch {
 		case lost:
 			e.orphan(st, op.ID, "")
-		case err == nil && ok:
+		case err == nil && (ok || e.v2()):
+			// On v2 {"interrupted": false} also means nothing was
+			// running: only the idle check that follows decides.
 			if !p.CallerAnswered {
 				finish(st, op.ID, store.PhaseSettled, store.OutcomeAccepted, "", now, false)
 				if l := st.Leases[p.TaskID]; l != nil && l.Token == p.LeaseToken {
@@ -334,9 +336,11 @@ func (e *engine) compensate(ctx context.Context, op store.Op) error {
 	switch {
 	case aerr != nil:
 		why = "the abort failed: " + aerr.Error()
-	case !ok:
+	case !ok && !e.v2():
 		why = "the abort was not confirmed"
 	case e.v2():
+		// On v2 an interrupt answered false may mean the run had ended;
+		// only the idle check decides.
 		if w := e.verifyStoppedV2(ctx, op.TaskID, abortStart); w != "" {
 			why = "the session is not known to be quiet: " + w
 		}

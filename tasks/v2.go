@@ -92,7 +92,7 @@ func (e *engine) snapshotV2(ctx context.Context) snapshot {
 		probe: func(id string) liveObs {
 			if pctx.Err() != nil {
 				cancel()
-				return liveObs{err: v2NoMap + ", and the idle checks of this call ran out of time"}
+				return liveObs{err: v2NoMap + ", and the idle checks of this call ran out of time", unprobed: true}
 			}
 			return e.probeIdle(pctx, id)
 		}}

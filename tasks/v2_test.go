@@ -319,3 +319,40 @@ func TestAReviveWhoseTaskWasRelaunchedBeforeItsLeaseIsRefused(t *testing.T) {
 		t.Fatalf("a refused revive left a lease: %+v", l)
 	}
 }
+
+// A job the pass had no time to probe keeps its place in the fair order:
+// only the jobs it asked about are recorded as observed.
+func TestOnAV2HostAJobLeftUnprobedKeepsItsTurn(t *testing.T) {
+	h := v2Harness(t, false)
+	ids := h.runningJobs(17)
+	h.hold("waits", "POST", "/api/session/*/wait", 0, 0)
+	if o := h.operator([]string{"reconcile"}, "--flavor", "v2", "--parent", parent); o.code != 0 {
+		t.Fatal(o)
+	}
+	h.release("waits", nil)
+	probed := map[string]bool{}
+	for _, c := range h.calls("POST", "/api/session/*/wait") {
+		probed[strings.TrimSuffix(strings.TrimPrefix(c.Path, "/api/session/"), "/wait")] = true
+	}
+	if len(probed) == 0 || len(probed) >= 16 {
+		t.Fatalf("%d jobs probed, want a few within the deadline", len(probed))
+	}
+	for _, id := range ids {
+		if observed := !h.job(id).LastObservedAt.IsZero(); observed != probed[id] {
+			t.Fatalf("%s: recorded observed %v, probed %v", id, observed, probed[id])
+		}
+	}
+}
+
+// On v2 an interrupt answers {"interrupted": false} when nothing was
+// running: that is not a failed abort, the idle check decides.
+func TestOnAV2HostAnInterruptOfANoLongerRunningSessionIsVerifiedNotRefused(t *testing.T) {
+	h := v2Harness(t, false)
+	h.runs("done early")
+	c := h.launch("explorer", "map auth")
+	h.waitIdle(c)
+	o := h.tool("cancel", map[string]any{"task_id": c})
+	if o.code != 0 || !strings.Contains(o.stdout, "state: cancelled") {
+		t.Fatalf("cancel of a session that had stopped: %s", o)
+	}
+}

@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"time"
 	"unicode/utf8"
 
 	"github.com/slimgate/slim/tasks/internal/opencode"
@@ -130,17 +131,7 @@ func Observe(ctx context.Context, cfg Config, sc HostScope, ev Event) error {
 			if j := st.Job(id); j != nil && working {
 				markLiveBusy(j, j.Generation, now)
 			}
-			if k := st.Wake[id]; k != nil && working && !k.ExpectingWakeBusy {
-				// A busy outside a wake's run is progress the wakes did
-				// not make (a notification, a user's prompt): it re-arms
-				// the cap. The wake's own run keeps it.
-				delete(st.Wake, id)
-			}
 		case "session.idle":
-			// A wake's run (every busy from the wake on) ends here.
-			if k := st.Wake[id]; k != nil {
-				k.ExpectingWakeBusy = false
-			}
 			// The parent consumed what it was shown: acknowledge it.
 			for _, in := range st.Injections[id] {
 				if j := st.Job(in.TaskID); j != nil {
@@ -162,6 +153,12 @@ func Observe(ctx context.Context, cfg Config, sc HostScope, ev Event) error {
 				clearWaitFor(st, id, ev.MessageID)
 				// A real user message also re-arms the wake cap.
 				delete(st.Wake, id)
+			} else if ev.MessageID != "" && st.Wake[id] != nil && !wakeMessage(st, id, ev.MessageID) {
+				// A prompt that is not one of the wakes (a notification,
+				// another tool's) is progress the wakes did not make: it
+				// re-arms the cap. The wakes' own messages do not, however
+				// late their events come.
+				delete(st.Wake, id)
 			}
 		default:
 			return usageErr("unknown event type %q", ev.Type)
@@ -179,6 +176,17 @@ func ObserveTracked(ctx context.Context, cfg Config, sc HostScope, ev Event) err
 		return nil
 	}
 	return Observe(ctx, cfg, sc, ev)
+}
+
+// wakeMessage reports whether messageID is the message of a wake sent to
+// session.
+func wakeMessage(st *store.State, session, messageID string) bool {
+	for _, op := range st.Ops {
+		if op.Kind == store.OpWake && op.TaskID == session && op.ClientMessageID == messageID {
+			return true
+		}
+	}
+	return false
 }
 
 // HostScope names a scope without a tool request: a directory and a
@@ -209,22 +217,23 @@ func clearWaitFor(st *store.State, parent, messageID string) bool {
 // the host knows of: a question its question tool asked or a permission
 // a tool call needs, both still pending. The host's lists are read, not
 // events, so an answer the hook never forwarded cannot leave the gate
-// shut. A list that cannot be read counts as a wait (fail closed).
-func (e *engine) awaitsInput(ctx context.Context, session string) bool {
+// shut. A list that cannot be read counts as a wait (fail closed), and
+// unread says why.
+func (e *engine) awaitsInput(ctx context.Context, session string) (waits bool, unread string) {
 	for _, list := range []func(context.Context) ([]opencode.Pending, error){e.host.Questions, e.host.Permissions} {
 		rctx, cancel := e.readCtx(ctx)
 		pending, err := list(rctx)
 		cancel()
 		if err != nil {
-			return true
+			return true, err.Error()
 		}
 		for _, p := range pending {
 			if p.SessionID == session {
-				return true
+				return true, ""
 			}
 		}
 	}
-	return false
+	return false, ""
 }
 
 // Gate answers whether a wake prompt may be sent to session now:
@@ -244,6 +253,25 @@ func Gate(ctx context.Context, cfg Config, sc HostScope, session string, wakesEn
 	if err != nil {
 		return "", err
 	}
+	d, err := e.gate(ctx, session)
+	return d.answer, err
+}
+
+// gateDecision is what the gate decided: its answer; when it allowed a
+// wake, the time of the reservation it made; when it refused because the
+// host could not be read (failing closed), why.
+type gateDecision struct {
+	answer     string
+	reservedAt time.Time
+	unread     string
+}
+
+func blocked(reason, unread string) gateDecision {
+	return gateDecision{answer: "blocked:" + reason, unread: unread}
+}
+
+// gate is Gate for an open engine.
+func (e *engine) gate(ctx context.Context, session string) (gateDecision, error) {
 	var w store.Wait
 	var wake store.Wake
 	if err := e.view(func(st *store.State) error {
@@ -255,7 +283,7 @@ func Gate(ctx context.Context, cfg Config, sc HostScope, session string, wakesEn
 		}
 		return nil
 	}); err != nil {
-		return "", err
+		return gateDecision{}, err
 	}
 	if w.Status == store.WaitingForUser {
 		// Without a hook feed, the transcript is the fallback: a real
@@ -276,30 +304,34 @@ func Gate(ctx context.Context, cfg Config, sc HostScope, session string, wakesEn
 						cleared = clearWaitFor(st, session, id) || cleared
 						return nil
 					}); uerr != nil {
-						return "", uerr
+						return gateDecision{}, uerr
 					}
 				}
 			}
 		}
 		if !cleared {
-			return "blocked:waiting_for_user", nil
+			unread := ""
+			if err != nil {
+				unread = "the parent's transcript: " + err.Error()
+			}
+			return blocked("waiting_for_user", unread), nil
 		}
 	}
-	if e.awaitsInput(ctx, session) {
-		return "blocked:input_wait", nil
+	if waits, unread := e.awaitsInput(ctx, session); waits {
+		return blocked("input_wait", unread), nil
 	}
 	snap := e.snapshot(ctx)
 	switch ob := snap.observe(session); {
 	case ob.known():
-		return "blocked:busy", nil
+		return blocked("busy", ""), nil
 	case !ob.absent:
-		return "blocked:busy", nil // unknown parent state fails closed
+		return blocked("busy", "the parent's live status: "+ob.err), nil // unknown parent state fails closed
 	}
 	rctx, cancel := e.readCtx(ctx)
 	todos, err := e.host.Todos(rctx, session)
 	cancel()
 	if err != nil {
-		return "blocked:no_incomplete_todos", nil
+		return blocked("no_incomplete_todos", "the parent's todos: "+err.Error()), nil
 	}
 	var fp strings.Builder
 	incomplete := false
@@ -309,29 +341,29 @@ func Gate(ctx context.Context, cfg Config, sc HostScope, session string, wakesEn
 			incomplete = true
 		case "completed", "cancelled":
 		default:
-			return "blocked:no_incomplete_todos", nil // a status it cannot read fails closed
+			return blocked("no_incomplete_todos", ""), nil // a status it cannot read fails closed
 		}
 		fp.WriteString(t.ID + "=" + t.Status + ";")
 	}
 	if !incomplete {
-		return "blocked:no_incomplete_todos", nil
+		return blocked("no_incomplete_todos", ""), nil
 	}
 	if wake.LastFingerprint == fp.String() && wake.UnchangedWakeCount >= 2 {
-		return "blocked:cap_reached", nil
+		return blocked("cap_reached", ""), nil
 	}
 	// The reservation: the fingerprint is counted before the wake is
 	// sent, so a failing prompt cannot storm. The wait and the cap are
 	// checked again in the same transaction, so two gates at once, or a
 	// wait armed meanwhile, cannot both pass.
-	answer := "allowed"
+	d := gateDecision{answer: "allowed"}
 	err = e.update(func(st *store.State) error {
 		if w := st.Waits[session]; w != nil && w.Status == store.WaitingForUser {
-			answer = "blocked:waiting_for_user"
+			d = blocked("waiting_for_user", "")
 			return nil
 		}
 		k := st.Wake[session]
 		if k != nil && k.LastFingerprint == fp.String() && k.UnchangedWakeCount >= 2 {
-			answer = "blocked:cap_reached"
+			d = blocked("cap_reached", "")
 			return nil
 		}
 		if k == nil {
@@ -344,7 +376,8 @@ func Gate(ctx context.Context, cfg Config, sc HostScope, session string, wakesEn
 			k.LastFingerprint, k.UnchangedWakeCount = fp.String(), 1
 		}
 		k.LastWakeAt = e.now()
+		d.reservedAt = k.LastWakeAt
 		return nil
 	})
-	return answer, err
+	return d, err
 }

@@ -2,11 +2,9 @@ package tasks
 
 import (
 	"context"
-	"os"
-	"path/filepath"
-	"strings"
 
 	"github.com/slimgate/slim/tasks/internal/opencode"
+	"github.com/slimgate/slim/tasks/internal/owner"
 	"github.com/slimgate/slim/tasks/internal/store"
 )
 
@@ -34,7 +32,10 @@ func orchestratorAgent(ctx context.Context, cfg Config, s scope, session string)
 	// message is further back than that is not one an idle spell of
 	// minutes found with work left.
 	msgs, err := hc.Messages(rctx, session, transcriptTail)
-	if err != nil {
+	switch {
+	case isNotFound(err):
+		return "", nil // a deleted session is no one's orchestrator
+	case err != nil:
 		return "", err
 	}
 	for i := len(msgs) - 1; i >= 0; i-- {
@@ -58,18 +59,22 @@ const WakeText = "Finish any incomplete TODOs: go on with the next pending item.
 // Wake sends one wake prompt to an orchestrator session that went idle
 // with work left, when the gate allows it (see Gate): it answers "sent
 // <message ID>" or the gate's "blocked:<reason>", plus
-// "blocked:unmanaged" for a session that is not a managed orchestrator.
+// "blocked:unmanaged" for a session that does not run as an orchestrator.
+//
+// Whether a session is an orchestrator, and as which agent it is woken,
+// is read from the host each time: the agent its last user message ran
+// as, which must be an orchestrator agent. A child's session, or one the
+// user switched to another agent, is not woken.
 //
 // The gate's reservation (the fingerprint counted) comes before the
-// prompt, so a host that fails every wake is not stormed; the prompt is
-// journalled as sent before it goes out, carries its own message ID and
-// an internal part (so it never counts as the user's answer to
-// wait_for_user), and runs as the session's orchestrator agent. A send
-// that fails is a Tool error; its outcome is in the journal.
-//
-// A session is managed once a task tool or an orchestrator's chat message
-// registered it, or when its transcript shows that its last user message
-// ran as an orchestrator agent (then it is registered here).
+// prompt, so a host that fails every wake is not stormed. The prompt is
+// journalled as sent, in the transaction that checks the reservation
+// still stands (no wait armed, no progress since, no other wake in
+// flight), before it goes out; it carries its own message ID and an
+// internal part, so it never counts as the user's answer to
+// wait_for_user. A send that fails, and a gate that could not read the
+// host (and so refused, failing closed), are Tool errors, so a caller can
+// try again later; a send's outcome is in the journal.
 func Wake(ctx context.Context, cfg Config, sc HostScope, session string, enabled bool) (string, error) {
 	s, err := cfg.scopeOf(Request{Context: CallContext{Directory: sc.Directory}, Host: HostInfo{ServerURL: sc.ServerURL, Flavor: sc.Flavor}})
 	if err != nil {
@@ -83,83 +88,74 @@ func Wake(ctx context.Context, cfg Config, sc HostScope, session string, enabled
 	case s.Flavor == "v2":
 		return "blocked:unsupported_host", nil
 	}
-	var e *engine
-	managed := false
-	dir := store.ScopeDir(cfg.StateDir, s.Directory, strings.TrimRight(s.ServerURL, "/"))
-	if _, err := os.Lstat(filepath.Join(dir, store.DocumentName)); err == nil {
-		if e, err = open(cfg, s); err != nil {
-			return "", err
-		}
-		if err := e.view(func(st *store.State) error {
-			managed = st.Orchestrators[session] != nil
-			return nil
-		}); err != nil {
-			return "", err
-		}
+	agent, err := orchestratorAgent(ctx, cfg, s, session)
+	switch {
+	case err != nil:
+		return "", toolErr("the wake sender could not read the transcript of %s (%v); nothing was sent", session, err)
+	case agent == "":
+		// Nothing is recorded for a session that is not an
+		// orchestrator: a project gains no store from its children.
+		return "blocked:unmanaged", nil
 	}
-	if !managed {
-		// A session no task tool has seen (in a project that may have
-		// no store yet) is managed if the host says it runs as an
-		// orchestrator agent; only then is anything recorded.
-		agent, err := orchestratorAgent(ctx, cfg, s, session)
-		if err != nil || agent == "" {
-			return "blocked:unmanaged", nil
-		}
-		if e == nil {
-			if e, err = open(cfg, s); err != nil {
-				return "", err
-			}
-		}
-		if err := e.update(func(st *store.State) error {
-			registerOrchestrator(st, session, agent, e.now())
-			return nil
-		}); err != nil {
-			return "", err
-		}
+	e, err := open(cfg, s)
+	if err != nil {
+		return "", err
 	}
-	answer, err := Gate(ctx, cfg, sc, session, enabled)
-	if err != nil || answer != "allowed" {
-		return answer, err
+	if err := e.update(func(st *store.State) error {
+		registerOrchestrator(st, session, agent, e.now())
+		return nil
+	}); err != nil {
+		return "", err
+	}
+	d, err := e.gate(ctx, session)
+	switch {
+	case err != nil:
+		return "", err
+	case d.unread != "":
+		return "", toolErr("the wake gate could not read the host (%s) and answered %s; nothing was sent", d.unread, d.answer)
+	case d.answer != "allowed":
+		return d.answer, nil
 	}
 	opID, err := store.NewToken()
 	if err != nil {
 		return "", storeErr(err)
 	}
 	msgID := opencode.NewMessageID()
-	var p *opencode.Prompt
+	answer := ""
 	err = e.update(func(st *store.State) error {
 		now := e.now()
-		// Checked again in the transaction that marks the prompt sent:
-		// a wait armed since the gate looked stops it.
+		// The reservation must still stand: a wait armed since the gate
+		// looked, a user message or other progress (which re-arms the
+		// cap and drops the reservation), or another sender's gate
+		// (which made its own) stops this one; so does another wake
+		// still in flight.
 		if w := st.Waits[session]; w != nil && w.Status == store.WaitingForUser {
 			answer = "blocked:waiting_for_user"
 			return nil
 		}
-		o := st.Orchestrators[session]
-		if o == nil {
-			answer = "blocked:unmanaged"
+		if k := st.Wake[session]; k == nil || !k.LastWakeAt.Equal(d.reservedAt) {
+			answer = "blocked:busy"
 			return nil
+		}
+		st.ReapDeadOwners(owner.Alive, now)
+		for _, op := range st.Ops {
+			if op.Kind == store.OpWake && op.TaskID == session && !op.Phase.Final() && op.Phase != store.PhaseOrphaned {
+				answer = "blocked:busy"
+				return nil
+			}
 		}
 		if _, err := st.AddOp(store.OpRequest{ID: opID, Kind: store.OpWake, TaskID: session, ClientMessageID: msgID, Owner: e.self, LocalDeadlineAt: now.Add(e.t.Admission)}, now); err != nil {
 			return err
 		}
-		if _, err := st.MarkSent(opID, e.self, now); err != nil {
-			return err
-		}
-		if k := st.Wake[session]; k != nil {
-			// The run this wake causes, up to the session's next idle,
-			// is its own: its busy does not re-arm the cap (see Observe).
-			k.ExpectingWakeBusy = true
-		}
-		p = &opencode.Prompt{MessageID: msgID, Agent: o.Agent, Parts: []opencode.PromptPart{opencode.InternalPart(WakeText)}}
-		return nil
+		_, err := st.MarkSent(opID, e.self, now)
+		return err
 	})
-	if err != nil || p == nil {
+	if err != nil || answer != "" {
 		return answer, err
 	}
 	e.crashPoint(CrashSent)
 	sctx, cancel := context.WithTimeout(ctx, e.t.Admission)
-	sendErr := e.host.PromptAsync(sctx, session, *p)
+	sendErr := e.host.PromptAsync(sctx, session, opencode.Prompt{MessageID: msgID, Agent: agent, Parts: []opencode.PromptPart{opencode.InternalPart(WakeText)}})
 	cancel()
 	e.crashPoint(CrashAnswered)
 	if err := e.commitOutcome(func(st *store.State) error {
@@ -167,17 +163,17 @@ func Wake(ctx context.Context, cfg Config, sc HostScope, session string, enabled
 		msg := ""
 		if sendErr != nil {
 			msg = "the wake prompt failed: " + sendErr.Error()
-			if k := st.Wake[session]; k != nil && opencode.Authoritative(sendErr) {
-				k.ExpectingWakeBusy = false
-			}
 		}
 		finish(st, opID, phase, outcome, msg, e.now(), false)
 		return nil
 	}); err != nil {
 		return "", err
 	}
-	if sendErr != nil {
-		return "", toolErr("the wake prompt to %s failed: %v (its reservation stands: the cap counts it)", session, sendErr)
+	switch {
+	case sendErr == nil:
+		return "sent " + msgID, nil
+	case opencode.Authoritative(sendErr):
+		return "", toolErr("the wake prompt to %s was refused: %v (its reservation stands: the cap counts it)", session, sendErr)
 	}
-	return "sent " + msgID, nil
+	return "", toolErr("the wake prompt to %s may not have arrived: %v (its message %s may still show up; its reservation stands: the cap counts it)", session, sendErr, msgID)
 }

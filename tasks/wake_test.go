@@ -5,9 +5,11 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/slimgate/slim/fixtures/opencodefake"
 	"github.com/slimgate/slim/tasks"
+	"github.com/slimgate/slim/tasks/internal/owner"
 	"github.com/slimgate/slim/tasks/internal/store"
 )
 
@@ -28,19 +30,24 @@ func (h *harness) wakes() []opencodefake.Call {
 	return out
 }
 
-// managedParent seeds the parent with pending work and makes it managed
-// the way the hook does: a chat message of the orchestrator agent.
-func (h *harness) managedParent() {
+// orchestratorParent seeds the parent, whose last user message ran as
+// the orchestrator agent, with pending work.
+func (h *harness) orchestratorParent() {
 	h.t.Helper()
-	h.parentSession(opencodefake.Todo{ID: "1", Content: "deploy", Status: "pending"})
-	h.chat("msg_000000000001user", true)
+	if _, err := h.fake.AddSession(opencodefake.SessionSeed{ID: parent, Title: "orchestrator",
+		Messages: []opencodefake.Message{{Info: opencodefake.MessageInfo{ID: "msg_000000000001user", Role: "user", Agent: "orchestrator"}, Parts: []opencodefake.Part{{Type: "text", Text: "build it"}}}},
+		Todos:    []opencodefake.Todo{{ID: "1", Content: "deploy", Status: "pending"}},
+	}); err != nil {
+		h.t.Fatal(err)
+	}
 }
 
-func TestAWakeGoesOnlyToAManagedOrchestratorAndIsCapped(t *testing.T) {
+func TestAWakeGoesOnlyToAnOrchestratorAndIsCapped(t *testing.T) {
 	h := newHarness(t)
 	h.parentSession(opencodefake.Todo{ID: "1", Content: "deploy", Status: "pending"})
-	// No store yet, and a transcript that names no orchestrator agent:
-	// nothing is sent, and no store is made.
+	// A transcript that names no orchestrator agent: nothing is sent, and
+	// no store is made; a chat message from the hook does not make a
+	// session an orchestrator to the sender either.
 	if o := h.wake(); o.code != 0 || o.stdout != "blocked:unmanaged\n" || len(h.calls("POST", "/**")) != 0 {
 		t.Fatalf("wake of an unmanaged session: %s", o)
 	}
@@ -48,6 +55,12 @@ func TestAWakeGoesOnlyToAManagedOrchestratorAndIsCapped(t *testing.T) {
 		t.Fatal("a wake of an unmanaged session made a store")
 	}
 	h.chat("msg_000000000001user", true)
+	if o := h.wake(); o.stdout != "blocked:unmanaged\n" {
+		t.Fatalf("wake of a session registered by a chat message with no agent in its transcript: %s", o)
+	}
+	if _, err := h.fake.AppendMessage(parent, opencodefake.Message{Info: opencodefake.MessageInfo{Role: "user", Agent: "orchestrator"}, Parts: []opencodefake.Part{{Type: "text", Text: "go on"}}}); err != nil {
+		t.Fatal(err)
+	}
 	if err := h.fake.QueueRuns(parent, opencodefake.Run{DurationMS: 10, Text: "on it"}, opencodefake.Run{DurationMS: 10, Text: "on it"}); err != nil {
 		t.Fatal(err)
 	}
@@ -94,13 +107,13 @@ func TestAWakeGoesOnlyToAManagedOrchestratorAndIsCapped(t *testing.T) {
 // cap, as its reservation was made before the prompt.
 func TestAFailedWakeKeepsItsReservation(t *testing.T) {
 	h := newHarness(t)
-	h.managedParent()
+	h.orchestratorParent()
 	if err := h.fake.AddFaults(opencodefake.Fault{Method: "POST", Path: "/session/" + parent + "/prompt_async", Respond: &opencodefake.Response{Status: 500}}); err != nil {
 		t.Fatal(err)
 	}
 	for i := 1; i <= 2; i++ {
 		o := h.wake()
-		if o.code != 1 || !strings.HasPrefix(o.stderr, "slim: the wake prompt to "+parent+" failed: HTTP 500") {
+		if o.code != 1 || !strings.HasPrefix(o.stderr, "slim: the wake prompt to "+parent+" may not have arrived: HTTP 500") {
 			t.Fatalf("failing wake %d: %s", i, o)
 		}
 	}
@@ -117,29 +130,54 @@ func TestAFailedWakeKeepsItsReservation(t *testing.T) {
 	}
 }
 
-// The run a wake causes, from the wake to the session's next idle, keeps
-// the cap however many busy events it brings; a busy after that is
-// progress the wake did not make and re-arms it.
-func TestOnlyTheWakesOwnRunKeepsTheCap(t *testing.T) {
+// The wakes' own messages keep the cap, whenever their events arrive; any
+// other prompt to the session (a notification, another tool's) is progress
+// the wakes did not make and re-arms it, as a user message does. Busy and
+// idle events, which arrive in any order, change nothing.
+func TestOnlyTheWakesOwnMessagesKeepTheCap(t *testing.T) {
 	h := newHarness(t)
-	h.managedParent()
-	if o := h.wake(); o.code != 0 {
+	h.orchestratorParent()
+	o := h.wake()
+	id, ok := strings.CutPrefix(strings.TrimSpace(o.stdout), "sent ")
+	if !ok {
 		t.Fatal(o)
 	}
 	h.waitIdle(parent)
-	for range 2 {
-		h.observe("session.status", parent, "--status", "busy")
-		if k := h.doc().Wake[parent]; k == nil || k.UnchangedWakeCount != 1 || !k.ExpectingWakeBusy {
-			t.Fatalf("during the wake's run: %+v", k)
+	for _, ev := range [][]string{{"session.status", "--status", "busy"}, {"session.idle"}, {"session.status", "--status", "busy"}} {
+		h.observe(ev[0], parent, ev[1:]...)
+	}
+	obs := func(messageID string) {
+		args := []string{"tasks", "observe", "--directory", h.dir, "--server-url", h.url, "--session", parent, "--message-id", messageID, "--agent", "orchestrator", "--external=false", "chat.message"}
+		if o := h.run(nil, args...); o.code != 0 {
+			t.Fatal(o)
 		}
 	}
-	h.observe("session.idle", parent)
-	if k := h.doc().Wake[parent]; k == nil || k.UnchangedWakeCount != 1 || k.ExpectingWakeBusy {
-		t.Fatalf("after the wake's run: %+v", k)
+	obs(id)
+	if k := h.doc().Wake[parent]; k == nil || k.UnchangedWakeCount != 1 {
+		t.Fatalf("after the wake's own message and busy and idle events: %+v", k)
 	}
-	h.observe("session.status", parent, "--status", "busy")
+	obs("msg_zzzzzzzzzzzznotice")
 	if k := h.doc().Wake[parent]; k != nil {
-		t.Fatalf("a busy after the wake's run left the cap armed: %+v", k)
+		t.Fatalf("another prompt left the cap armed: %+v", k)
+	}
+}
+
+// The sender's last check: a reservation dropped since the gate made it
+// (a user message re-armed the cap), or a wake still in flight, stops it.
+func TestAWakeWhoseReservationIsGoneSendsNothing(t *testing.T) {
+	h := newHarness(t)
+	h.orchestratorParent()
+	// Another sender's wake, journalled as sent by a live process and not
+	// settled yet.
+	h.mutate(func(st *store.State) error {
+		if _, err := st.AddOp(store.OpRequest{ID: "other", Kind: store.OpWake, TaskID: parent, ClientMessageID: "msg_other", Owner: owner.Self()}, time.Now()); err != nil {
+			return err
+		}
+		_, err := st.MarkSent("other", owner.Self(), time.Now())
+		return err
+	})
+	if o := h.wake(); o.stdout != "blocked:busy\n" || len(h.wakes()) != 0 {
+		t.Fatalf("a wake while another is in flight: %s", o)
 	}
 }
 
@@ -148,7 +186,7 @@ func TestOnlyTheWakesOwnRunKeepsTheCap(t *testing.T) {
 // lease), and the next wake is a new one.
 func TestAWakeSenderKilledAfterMarkingItSentSendsNothingTwice(t *testing.T) {
 	h := newHarness(t)
-	h.managedParent()
+	h.orchestratorParent()
 	h.env["SLIM_TASKS_CRASH_AT"] = "sent"
 	if o := h.wake(); o.code == 0 {
 		t.Fatalf("the crash point did not fire: %s", o)
@@ -195,5 +233,21 @@ func TestAWakeFindsAnOrchestratorByItsTranscript(t *testing.T) {
 	ws := h.wakes()
 	if len(ws) != 1 || !strings.Contains(ws[0].Body, `"agent":"build"`) {
 		t.Fatalf("wake prompts %+v", ws)
+	}
+}
+
+// A gate that refused because it could not read the host (failing
+// closed) makes the sender fail, so its caller tries again later, and
+// nothing is sent.
+func TestAWakeWhoseGateCouldNotReadTheHostFails(t *testing.T) {
+	h := newHarness(t)
+	h.orchestratorParent()
+	if err := h.fake.AddFaults(opencodefake.Fault{Method: "GET", Path: "/session/" + parent + "/todo", Respond: &opencodefake.Response{Status: 500}}); err != nil {
+		t.Fatal(err)
+	}
+	o := h.wake()
+	if o.code != 1 || !strings.HasPrefix(o.stderr, "slim: the wake gate could not read the host (the parent's todos: HTTP 500") ||
+		!strings.Contains(o.stderr, "answered blocked:no_incomplete_todos; nothing was sent") || len(h.wakes()) != 0 {
+		t.Fatalf("wake with unreadable todos: %s", o)
 	}
 }

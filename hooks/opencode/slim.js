@@ -167,7 +167,9 @@ function findSlim() {
 // slim is asked whether to wake it. Five minutes unless
 // SLIM_TASKS_WAKE_INTERVAL_MS says otherwise (at least a second).
 const WAKE_DEFAULT_MS = 300000;
-const WAKE_LIMIT_MS = 30000;
+// The sender's reads (5 s each), its status read and its send (10 s) fit
+// well within this; killing it later than its own deadlines is harmless.
+const WAKE_LIMIT_MS = 60000;
 const OFF_WORDS = ["0", "false", "no", "off"];
 
 function wakeIntervalMs() {
@@ -1834,7 +1836,9 @@ export const SlimPlugin = async (input) => {
   // session busy and idle again, which starts the next spell. Only a
   // failed run of slim is tried again, once per interval, while the
   // spell lasts (the gate counts each try against its cap).
-  const wakeOn = features.includes("tasks") && !OFF_WORDS.includes((process.env.SLIM_TASKS_WAKE || "").trim().toLowerCase());
+  // On only for the words slim takes as on: a value slim refuses turns
+  // the plugin's spells off rather than run a failing sender forever.
+  const wakeOn = features.includes("tasks") && ["", "1", "true", "yes", "on"].includes((process.env.SLIM_TASKS_WAKE || "").trim().toLowerCase());
   const wakeEvery = wakeIntervalMs();
   const spells = new Map(); // sessionID -> { timer }
   const endSpell = (sessionID) => {
