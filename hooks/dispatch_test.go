@@ -506,11 +506,17 @@ func TestATaskNoteIsAppendedToTheTaskOutput(t *testing.T) {
 		{"without the loop guard", false, `"task_id: ses_x"`, protocol.Response{Action: protocol.Append, Append: note}},
 		{"with the loop guard", true, `"task_id: ses_x"`, protocol.Response{Action: protocol.Append, Append: note}},
 		{"an output that is not text", false, `{"id":"ses_x"}`, protocol.Response{Action: protocol.Pass}},
+		{"with a loop guard that fails", true, `"task_id: ses_x"`, protocol.Response{Action: protocol.Append, Append: note}},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			d := &Dispatcher{TaskOutput: func(protocol.Host, string, any, any) (string, error) { return note, nil }}
 			if tt.loop {
-				d.Loop = &loopguard.Guard{Store: loopguard.NewStore(t.TempDir(), loopguard.StoreOptions{})}
+				root := t.TempDir()
+				if strings.Contains(tt.name, "fails") {
+					root = filepath.Join(root, "file")
+					os.WriteFile(root, []byte("not a directory"), 0o600)
+				}
+				d.Loop = &loopguard.Guard{Store: loopguard.NewStore(root, loopguard.StoreOptions{})}
 			}
 			req, err := protocol.Decode([]byte(`{"v":1,"tool":"task","sessionID":"s","callID":"c","args":{},"output":` + tt.output + `}`))
 			if err != nil {

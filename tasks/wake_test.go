@@ -234,6 +234,15 @@ func TestAWakeFindsAnOrchestratorByItsTranscript(t *testing.T) {
 	if len(ws) != 1 || !strings.Contains(ws[0].Body, `"agent":"build"`) {
 		t.Fatalf("wake prompts %+v", ws)
 	}
+	// A session registered by a task tool call (with no agent) is not
+	// thereby an orchestrator to the sender.
+	h.mutate(func(st *store.State) error {
+		st.Orchestrators["ses_child"] = &store.Orchestrator{FirstSeenAt: time.Now()}
+		return nil
+	})
+	if o := h.run(nil, "tasks", "wake", "--directory", h.dir, "--server-url", h.url, "--session", "ses_child"); o.stdout != "blocked:unmanaged\n" {
+		t.Fatalf("wake of a registered child: %s", o)
+	}
 }
 
 // A gate that refused because it could not read the host (failing

@@ -1306,16 +1306,19 @@ test("an idle spell runs slim tasks wake once after the wake interval, and a bus
   await hooks.dispose();
 });
 
-test("SLIM_TASKS_WAKE=0 starts no wake timer", async () => {
-  process.env.SLIM_BIN = wakeSlim();
-  process.env.FAKE_WAKES = path.join(work, `wakes-${++pluginSeq}.log`);
-  process.env.SLIM_TASKS_WAKE = "0";
-  process.env.SLIM_TASKS_WAKE_INTERVAL_MS = "1000";
-  const hooks = await (await loadPlugin())(hostInput(project()));
-  await hooks.event({ event: { type: "session.idle", properties: { sessionID: "ses_boss" } } });
-  await sleep(1300);
-  assert.deepEqual(wakeRuns(), []);
-  await hooks.dispose();
+test("SLIM_TASKS_WAKE=0, or a value slim does not take as on, starts no wake timer", async () => {
+  for (const value of ["0", "maybe"]) {
+    delete globalThis[REGISTRY_KEY];
+    process.env.SLIM_BIN = wakeSlim();
+    process.env.FAKE_WAKES = path.join(work, `wakes-${++pluginSeq}.log`);
+    process.env.SLIM_TASKS_WAKE = value;
+    process.env.SLIM_TASKS_WAKE_INTERVAL_MS = "1000";
+    const hooks = await (await loadPlugin())(hostInput(project()));
+    await hooks.event({ event: { type: "session.idle", properties: { sessionID: "ses_boss" } } });
+    await sleep(1300);
+    assert.deepEqual(wakeRuns(), [], `SLIM_TASKS_WAKE=${value}`);
+    await hooks.dispose();
+  }
 });
 
 // ---- apply mode ----
