@@ -235,10 +235,19 @@ func (e *engine) verifyStopped(ctx context.Context, taskID string, since time.Ti
 		if quiet && now.Sub(quietSince) >= e.t.Stable {
 			return ""
 		}
-		select {
-		case <-ctx.Done():
+		if !e.pause(ctx, deadline) {
 			return last
-		case <-time.After(min(e.t.Poll, max(time.Until(deadline), 0))):
 		}
+	}
+}
+
+// pause waits one verification poll interval, never past deadline; it
+// reports false when ctx ended first.
+func (e *engine) pause(ctx context.Context, deadline time.Time) bool {
+	select {
+	case <-ctx.Done():
+		return false
+	case <-time.After(min(e.t.Poll, max(time.Until(deadline), 0))):
+		return true
 	}
 }

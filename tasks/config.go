@@ -177,6 +177,14 @@ func (e *engine) crashPoint(point string) {
 // orchestrator and OpenCode's own primary agent.
 func DefaultOrchestratorAgents() []string { return []string{"orchestrator", "build"} }
 
+// timeouts are the configured deadlines, the defaults when none are set.
+func (c *Config) timeouts() Timeouts {
+	if c.Timeouts == (Timeouts{}) {
+		return DefaultTimeouts()
+	}
+	return c.Timeouts
+}
+
 func (c *Config) now() time.Time {
 	if c.Now != nil {
 		return c.Now().UTC()

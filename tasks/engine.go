@@ -52,16 +52,26 @@ func (c *Config) scopeOf(req Request) (scope, error) {
 	return s, nil
 }
 
+// hostScope is the scope a HostScope names, checked as a request's is.
+func (c *Config) hostScope(sc HostScope) (scope, error) {
+	return c.scopeOf(Request{Context: CallContext{Directory: sc.Directory}, Host: HostInfo{ServerURL: sc.ServerURL, Flavor: sc.Flavor}})
+}
+
 // open returns the engine of a scope.
 func open(cfg Config, sc scope) (*engine, error) {
-	t := cfg.Timeouts
-	if t == (Timeouts{}) {
-		t = DefaultTimeouts()
-	}
 	st, err := store.OpenScope(cfg.StateDir, sc.Directory, strings.TrimRight(sc.ServerURL, "/"), store.Options{Now: cfg.Now})
 	if err != nil {
 		return nil, storeErr(err)
 	}
+	hc, err := hostClient(cfg, sc)
+	if err != nil {
+		return nil, err
+	}
+	return &engine{cfg: cfg, t: cfg.timeouts(), dir: sc.Directory, server: sc.ServerURL, flavor: sc.Flavor, st: st, host: hc, self: owner.Self()}, nil
+}
+
+// hostClient is the HTTP client of a scope's server.
+func hostClient(cfg Config, sc scope) (*opencode.Client, error) {
 	hc, err := opencode.New(opencode.Config{
 		BaseURL:   sc.ServerURL,
 		Directory: sc.Directory,
@@ -72,7 +82,7 @@ func open(cfg Config, sc scope) (*engine, error) {
 	if err != nil {
 		return nil, usageErr("%v", err)
 	}
-	return &engine{cfg: cfg, t: t, dir: sc.Directory, server: sc.ServerURL, flavor: sc.Flavor, st: st, host: hc, self: owner.Self()}, nil
+	return hc, nil
 }
 
 func (e *engine) now() time.Time { return e.cfg.now() }

@@ -4,6 +4,8 @@ import (
 	"context"
 	"fmt"
 	"html"
+	"maps"
+	"slices"
 	"sort"
 	"strings"
 	"time"
@@ -13,7 +15,7 @@ import (
 
 // openScope opens the engine of a scope named by an operator.
 func openScope(cfg Config, sc HostScope) (*engine, error) {
-	s, err := cfg.scopeOf(Request{Context: CallContext{Directory: sc.Directory}, Host: HostInfo{ServerURL: sc.ServerURL, Flavor: sc.Flavor}})
+	s, err := cfg.hostScope(sc)
 	if err != nil {
 		return nil, err
 	}
@@ -29,33 +31,28 @@ func Reconcile(ctx context.Context, cfg Config, sc HostScope, parent string) (st
 	if err != nil {
 		return "", err
 	}
-	var parents []string
-	if err := e.view(func(st *store.State) error {
-		seen := map[string]bool{}
-		add := func(p string) {
-			if (parent == "" || p == parent) && !seen[p] {
-				seen[p] = true
-				parents = append(parents, p)
+	parents := []string{parent}
+	if parent == "" {
+		parents = nil
+		if err := e.view(func(st *store.State) error {
+			seen := map[string]bool{}
+			for j := range st.Jobs() {
+				seen[j.ParentSessionID] = true
 			}
+			for p := range st.Orchestrators {
+				seen[p] = true
+			}
+			parents = slices.Sorted(maps.Keys(seen))
+			return nil
+		}); err != nil {
+			return "", err
 		}
-		for j := range st.Jobs() {
-			add(j.ParentSessionID)
-		}
-		for p := range st.Orchestrators {
-			add(p)
-		}
-		if parent != "" {
-			add(parent)
-		}
-		return nil
-	}); err != nil {
-		return "", err
 	}
-	sort.Strings(parents)
-	snap := e.snapshot(ctx)
-	for _, p := range parents {
-		if e.v2() {
-			// A v2 snapshot is a budget of probes: each parent gets its own.
+	var snap snapshot
+	for i, p := range parents {
+		// One map read serves every parent; a v2 snapshot is a budget of
+		// probes, so there each parent gets its own.
+		if i == 0 || e.v2() {
 			snap = e.snapshot(ctx)
 		}
 		if err := e.reconcile(ctx, p, "", snap); err != nil {

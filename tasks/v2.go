@@ -132,13 +132,8 @@ func (e *engine) verifyStoppedV2(ctx context.Context, taskID string, since time.
 			last = fmt.Sprintf("host-info: idle since %s, before the abort at %s",
 				time.UnixMilli(sess.Time.Idle).UTC().Format(time.RFC3339Nano), since.UTC().Format(time.RFC3339Nano))
 		}
-		if time.Until(deadline) <= 0 {
+		if time.Until(deadline) <= 0 || !e.pause(ctx, deadline) {
 			return last
-		}
-		select {
-		case <-ctx.Done():
-			return last
-		case <-time.After(min(e.t.Poll, max(time.Until(deadline), 0))):
 		}
 	}
 }

@@ -100,11 +100,7 @@ type Event struct {
 // running job, and a real user message clears the parent's wait (and a
 // chat message from an orchestrator agent makes its session managed).
 func Observe(ctx context.Context, cfg Config, sc HostScope, ev Event) error {
-	s, err := cfg.scopeOf(Request{Context: CallContext{Directory: sc.Directory}, Host: HostInfo{ServerURL: sc.ServerURL, Flavor: sc.Flavor}})
-	if err != nil {
-		return err
-	}
-	e, err := open(cfg, s)
+	e, err := openScope(cfg, sc)
 	if err != nil {
 		return err
 	}
@@ -127,8 +123,7 @@ func Observe(ctx context.Context, cfg Config, sc HostScope, ev Event) error {
 			}
 			clearParent(st, id, now)
 		case "session.status":
-			working := ev.Status == "busy" || ev.Status == "retry" || ev.Status == "image_processing"
-			if j := st.Job(id); j != nil && working {
+			if j := st.Job(id); j != nil && (ev.Status == "busy" || ev.Status == "retry" || ev.Status == "image_processing") {
 				markLiveBusy(j, j.Generation, now)
 			}
 		case "session.idle":
@@ -239,15 +234,9 @@ func (e *engine) awaitsInput(ctx context.Context, session string) (waits bool, u
 // Gate answers whether a wake prompt may be sent to session now:
 // "allowed", or "blocked:<reason>".
 func Gate(ctx context.Context, cfg Config, sc HostScope, session string, wakesEnabled bool) (string, error) {
-	s, err := cfg.scopeOf(Request{Context: CallContext{Directory: sc.Directory}, Host: HostInfo{ServerURL: sc.ServerURL, Flavor: sc.Flavor}})
-	if err != nil {
-		return "", err
-	}
-	if !wakesEnabled {
-		return "blocked:disabled", nil
-	}
-	if s.Flavor == "v2" {
-		return "blocked:unsupported_host", nil
+	s, answer, err := cfg.wakeScope(sc, wakesEnabled)
+	if err != nil || answer != "" {
+		return answer, err
 	}
 	e, err := open(cfg, s)
 	if err != nil {
@@ -255,6 +244,22 @@ func Gate(ctx context.Context, cfg Config, sc HostScope, session string, wakesEn
 	}
 	d, err := e.gate(ctx, session)
 	return d.answer, err
+}
+
+// wakeScope is the scope of a wake gate or sender, or the answer that
+// ends it before anything is read: wakes are off, or the host is v2,
+// which gets no wakes.
+func (c *Config) wakeScope(sc HostScope, enabled bool) (scope, string, error) {
+	s, err := c.hostScope(sc)
+	switch {
+	case err != nil:
+		return s, "", err
+	case !enabled:
+		return s, "blocked:disabled", nil
+	case s.Flavor == "v2":
+		return s, "blocked:unsupported_host", nil
+	}
+	return s, "", nil
 }
 
 // gateDecision is what the gate decided: its answer; when it allowed a

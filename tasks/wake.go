@@ -17,16 +17,12 @@ const transcriptTail = 50
 // It needs no store, so a project that never ran a task gains none from
 // the wakes of its other sessions.
 func orchestratorAgent(ctx context.Context, cfg Config, s scope, session string) (string, error) {
-	hc, err := opencode.New(opencode.Config{BaseURL: s.ServerURL, Directory: s.Directory, Username: cfg.Username, Password: cfg.Password})
+	hc, err := hostClient(cfg, s)
 	if err != nil {
-		return "", usageErr("%v", err)
+		return "", err
 	}
 	defer hc.CloseIdleConnections()
-	t := cfg.Timeouts
-	if t == (Timeouts{}) {
-		t = DefaultTimeouts()
-	}
-	rctx, cancel := context.WithTimeout(ctx, t.Read)
+	rctx, cancel := context.WithTimeout(ctx, cfg.timeouts().Read)
 	defer cancel()
 	// The end of the transcript is enough: a session whose last user
 	// message is further back than that is not one an idle spell of
@@ -50,8 +46,8 @@ func orchestratorAgent(ctx context.Context, cfg Config, s scope, session string)
 }
 
 // WakeText is the wake prompt. It is static: the no-progress cap judges
-// progress by the host's todo list alone, and a prompt that changed
-// would not tell the model anything the list does not.
+// progress by the host's todo list and the session's other prompts, and a
+// prompt that changed would not tell the model anything they do not.
 const WakeText = "Finish any incomplete TODOs: go on with the next pending item. " +
 	"Where an item waits on a background task, check it with task_status and read its answer with task_result once it has ended; do not start the same work again. " +
 	"If everything left needs the user, say what they must do and call wait_for_user."
@@ -76,17 +72,12 @@ const WakeText = "Finish any incomplete TODOs: go on with the next pending item.
 // host (and so refused, failing closed), are Tool errors, so a caller can
 // try again later; a send's outcome is in the journal.
 func Wake(ctx context.Context, cfg Config, sc HostScope, session string, enabled bool) (string, error) {
-	s, err := cfg.scopeOf(Request{Context: CallContext{Directory: sc.Directory}, Host: HostInfo{ServerURL: sc.ServerURL, Flavor: sc.Flavor}})
-	if err != nil {
-		return "", err
-	}
-	switch {
-	case session == "":
+	if session == "" {
 		return "", usageErr("a wake names no session")
-	case !enabled:
-		return "blocked:disabled", nil
-	case s.Flavor == "v2":
-		return "blocked:unsupported_host", nil
+	}
+	s, answer, err := cfg.wakeScope(sc, enabled)
+	if err != nil || answer != "" {
+		return answer, err
 	}
 	agent, err := orchestratorAgent(ctx, cfg, s, session)
 	switch {
@@ -121,7 +112,7 @@ func Wake(ctx context.Context, cfg Config, sc HostScope, session string, enabled
 		return "", storeErr(err)
 	}
 	msgID := opencode.NewMessageID()
-	answer := ""
+	// answer is "" here: a refusal in the transaction below sets it.
 	err = e.update(func(st *store.State) error {
 		now := e.now()
 		// The reservation must still stand: a wait armed since the gate
