@@ -147,10 +147,6 @@ type Prompt struct {
 	Model     *ModelRef    `json:"model,omitempty"`
 	NoReply   bool         `json:"noReply,omitempty"`
 	Parts     []PromptPart `json:"parts"`
-	// Delivery is the v2 prompt's delivery ("queue": after the run going
-	// on). The client sets it on v2 hosts; v1 has no such field and it is
-	// never sent there.
-	Delivery string `json:"delivery,omitempty"`
 }
 
 // PromptPart is one text part of a prompt.

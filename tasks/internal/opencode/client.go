@@ -172,27 +172,26 @@ func (c *Client) Messages(ctx context.Context, id string, limit int) ([]Message,
 // 2xx without an error envelope (the server answers 204) means the
 // prompt was admitted; the run goes on in the background.
 //
-// On v2 it is POST /api/session/{id}/prompt with delivery "queue" (unless
-// p names another): the prompt runs after the run going on, if any. v2
-// has no noReply, so a Prompt with NoReply is a Usage error there.
+// On v2 it is POST /api/session/{id}/prompt with delivery "queue": the
+// prompt runs after the run going on, if any. v2 has no noReply, so a
+// Prompt with NoReply is a Usage error there.
 func (c *Client) PromptAsync(ctx context.Context, id string, p Prompt) error {
-	rest := "/prompt_async"
+	rest, body := "/prompt_async", any(p)
 	if c.cfg.V2 {
 		if p.NoReply {
 			return usageErr(CodeBadBody, nil, "an OpenCode v2 host has no noReply: every prompt starts a run")
 		}
 		rest = "/prompt"
-		if p.Delivery == "" {
-			p.Delivery = "queue"
-		}
-	} else {
-		p.Delivery = ""
+		body = struct {
+			Prompt
+			Delivery string `json:"delivery"`
+		}{p, "queue"}
 	}
 	path, err := c.sessionPath(id, rest)
 	if err != nil {
 		return err
 	}
-	return c.call(ctx, request{method: http.MethodPost, path: path, body: p, what: "prompt"}, nil)
+	return c.call(ctx, request{method: http.MethodPost, path: path, body: body, what: "prompt"}, nil)
 }
 
 // SendMessage sends a prompt with POST /session/{id}/message, which
@@ -203,9 +202,8 @@ func (c *Client) PromptAsync(ctx context.Context, id string, p Prompt) error {
 // A v2 host has no such call: it is a NoRoute error, and nothing is sent.
 func (c *Client) SendMessage(ctx context.Context, id string, p Prompt) error {
 	if c.cfg.V2 {
-		return &Error{Kind: NotFound, Code: CodeNoRoute, Message: "an OpenCode v2 host cannot record a message without starting a run (it has no noReply)"}
+		return noRoute("an OpenCode v2 host cannot record a message without starting a run (it has no noReply)")
 	}
-	p.Delivery = ""
 	path, err := c.sessionPath(id, "/message")
 	if err != nil {
 		return err
@@ -283,7 +281,7 @@ func (c *Client) interrupt(ctx context.Context, id string) (bool, error) {
 // a v1 client has no wait call: a NoRoute error, and nothing is sent.
 func (c *Client) Wait(ctx context.Context, id string, timeout time.Duration) (Session, error) {
 	if !c.cfg.V2 {
-		return Session{}, &Error{Kind: NotFound, Code: CodeNoRoute, Message: "an OpenCode v1 host has no wait-for-idle call"}
+		return Session{}, noRoute("an OpenCode v1 host has no wait-for-idle call")
 	}
 	path, err := c.sessionPath(id, "/wait")
 	if err != nil {
@@ -309,7 +307,7 @@ func StillBusy(err error) bool {
 // call is a NoRoute error and nothing is sent.
 func (c *Client) Status(ctx context.Context) (StatusMap, error) {
 	if c.cfg.V2 {
-		return StatusMap{}, &Error{Kind: NotFound, Code: CodeNoRoute, Message: ErrNoStatusMap}
+		return StatusMap{}, noRoute(ErrNoStatusMap)
 	}
 	var m StatusMap
 	err := c.call(ctx, request{
@@ -319,9 +317,10 @@ func (c *Client) Status(ctx context.Context) (StatusMap, error) {
 	return m, err
 }
 
-// sessionPath is "/session/{id}" ("/api/session/{id}" on v2) and then rest, with id escaped as one
-// path segment. An empty id, "." and ".." are Usage errors: they would
-// name another route once the path is cleaned.
+// sessionPath is "/session/{id}" ("/api/session/{id}" on v2) and then
+// rest, with id escaped as one path segment. An empty id, "." and ".."
+// are Usage errors: they would name another route once the path is
+// cleaned.
 func (c *Client) sessionPath(id, rest string) (string, error) {
 	if id == "" || id == "." || id == ".." {
 		return "", usageErr(CodeBadID, nil, "%q is not a session id", id)
@@ -475,6 +474,9 @@ func (c *Client) transportErr(ctx context.Context, rq request, err error) *Error
 	return &Error{Kind: Unknown, Code: CodeTransport, Err: err,
 		Message: fmt.Sprintf("OpenCode %s %s at %s failed: %v", rq.method, rq.path, c.root, cause)}
 }
+
+// noRoute refuses a call the host's API does not have; nothing is sent.
+func noRoute(msg string) *Error { return &Error{Kind: NotFound, Code: CodeNoRoute, Message: msg} }
 
 func usageErr(code string, cause error, format string, args ...any) *Error {
 	return &Error{Kind: Usage, Code: code, Message: "opencode client: " + fmt.Sprintf(format, args...), Err: cause}

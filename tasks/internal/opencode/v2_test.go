@@ -83,9 +83,7 @@ func TestAV2ClientUsesTheV2Routes(t *testing.T) {
 func TestAV1ClientSendsNoDeliveryAndHasNoWait(t *testing.T) {
 	s, c := startFake(t, opencodefake.Options{Script: &opencodefake.Script{DefaultRun: &opencodefake.Run{DurationMS: 1}}}, Config{})
 	seed(t, s, opencodefake.SessionSeed{ID: "ses_v1"})
-	p := textPrompt("go")
-	p.Delivery = "steer"
-	if err := c.PromptAsync(testCtx(t), "ses_v1", p); err != nil {
+	if err := c.PromptAsync(testCtx(t), "ses_v1", textPrompt("go")); err != nil {
 		t.Fatal(err)
 	}
 	if got := s.CallsTo("POST", "/session/ses_v1/prompt_async"); len(got) != 1 || strings.Contains(got[0].Body, "delivery") {
