@@ -305,50 +305,38 @@ func (d *Dispatcher) patchOptions(req *protocol.Request) rescue.Options {
 
 func (d *Dispatcher) after(req *protocol.Request) protocol.Response {
 	var notes []string
-	taskNote := ""
+	text := ""
 	if d.watchesTaskOutput(req.Tool) {
 		// The host's own task tool launched (or ran) a subagent: the
-		// background task tools track it from its output.
-		text, err := d.TaskOutput(req.Host, req.SessionID, req.Args, req.Output)
+		// background task tools track it from its output, and say so
+		// when they cannot.
+		note, err := d.TaskOutput(req.Host, req.SessionID, req.Args, req.Output)
 		if err != nil {
 			d.Log.Warn().Err(err).Str("session", req.SessionID).Msg("background tasks did not record the task call")
 			notes = append(notes, "tasks: "+err.Error())
 		}
-		taskNote = text
-	}
-	if taskNote != "" {
-		if _, isText := req.Output.(string); !isText {
-			taskNote = ""
+		if _, isText := req.Output.(string); isText && note != "" {
+			text = note
+			notes = append(notes, "tasks: not tracked")
 		}
 	}
-	if d.Loop == nil {
-		if taskNote != "" {
-			return protocol.Response{V: protocol.Version, Action: protocol.Append, Append: taskNote, Notes: append(notes, "tasks: not tracked")}
+	if d.Loop != nil {
+		notice, err := d.Loop.After(loopTool(req), req.SessionID, req.Args, req.Output)
+		switch {
+		case err != nil:
+			d.Log.Warn().Err(err).Str("session", req.SessionID).Msg("loop guard unavailable; passing")
+			notes = append(notes, "loop guard: "+failOpenNote(err))
+		case notice != "":
+			text += notice
+			notes = append(notes, "loop guard: repeated identical result")
 		}
+	}
+	if text == "" {
 		r := pass()
 		r.Notes = notes
 		return r
 	}
-	notice, err := d.Loop.After(loopTool(req), req.SessionID, req.Args, req.Output)
-	if err != nil {
-		d.Log.Warn().Err(err).Str("session", req.SessionID).Msg("loop guard unavailable; passing")
-		notes = append(notes, "loop guard: "+failOpenNote(err))
-		if taskNote != "" {
-			return protocol.Response{V: protocol.Version, Action: protocol.Append, Append: taskNote, Notes: append(notes, "tasks: not tracked")}
-		}
-		r := pass()
-		r.Notes = notes
-		return r
-	}
-	if notice != "" {
-		return protocol.Response{V: protocol.Version, Action: protocol.Append, Append: taskNote + notice, Notes: append(notes, "loop guard: repeated identical result")}
-	}
-	if taskNote != "" {
-		return protocol.Response{V: protocol.Version, Action: protocol.Append, Append: taskNote, Notes: append(notes, "tasks: not tracked")}
-	}
-	r := pass()
-	r.Notes = notes
-	return r
+	return protocol.Response{V: protocol.Version, Action: protocol.Append, Append: text, Notes: notes}
 }
 
 func (d *Dispatcher) event(req *protocol.Request) protocol.Response {
