@@ -170,6 +170,7 @@ const WAKE_DEFAULT_MS = 300000;
 // The sender's reads (5 s each), its status read and its send (10 s) fit
 // well within this; killing it later than its own deadlines is harmless.
 const WAKE_LIMIT_MS = 60000;
+const ON_WORDS = ["1", "true", "yes", "on"];
 const OFF_WORDS = ["0", "false", "no", "off"];
 
 function wakeIntervalMs() {
@@ -1337,7 +1338,7 @@ const APPLY_DESCRIPTION =
 // else the settings file beside this plugin. It returns {on, from}.
 function applySetting() {
   const env = (process.env.SLIM_APPLY || "").trim().toLowerCase();
-  if (["1", "true", "yes", "on"].includes(env)) return { on: true, from: "SLIM_APPLY" };
+  if (ON_WORDS.includes(env)) return { on: true, from: "SLIM_APPLY" };
   if (OFF_WORDS.includes(env)) return { on: false, from: "SLIM_APPLY" };
   let file;
   try {
@@ -1834,11 +1835,13 @@ export const SlimPlugin = async (input) => {
   // Any answer of slim's ends it too: every state that would let a later
   // wake through (a todo done, a task ended, the user's answer) makes the
   // session busy and idle again, which starts the next spell. Only a
-  // failed run of slim is tried again, once per interval, while the
-  // spell lasts (the gate counts each try against its cap).
-  // On only for the words slim takes as on: a value slim refuses turns
-  // the plugin's spells off rather than run a failing sender forever.
-  const wakeOn = features.includes("tasks") && ["", "1", "true", "yes", "on"].includes((process.env.SLIM_TASKS_WAKE || "").trim().toLowerCase());
+  // failed run of slim (a failed send, or a host slim could not read) is
+  // tried again, once per interval, while the spell lasts.
+  //
+  // Spells run only for the words slim takes as on: a value slim refuses
+  // turns them off rather than run a failing sender forever.
+  const wakeSetting = (process.env.SLIM_TASKS_WAKE || "").trim().toLowerCase();
+  const wakeOn = features.includes("tasks") && (wakeSetting === "" || ON_WORDS.includes(wakeSetting));
   const wakeEvery = wakeIntervalMs();
   const spells = new Map(); // sessionID -> { timer }
   const endSpell = (sessionID) => {
