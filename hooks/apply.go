@@ -104,16 +104,9 @@ func (d *Dispatcher) Apply(ctx context.Context, req *protocol.Request, approve f
 	}
 	output := applySummary(res.Changes, formatted, base)
 	var notes []string
-	if d.Loop != nil {
-		notice, err := d.Loop.After(loopTool(req), req.SessionID, req.Args, output)
-		switch {
-		case err != nil:
-			d.Log.Warn().Err(err).Str("session", req.SessionID).Msg("loop guard unavailable; passing")
-			notes = append(notes, "loop guard: "+failOpenNote(err))
-		case notice != "":
-			output += notice
-			notes = append(notes, "loop guard: repeated identical result")
-		}
+	if notice, note := d.loopAfter(req, output); note != "" {
+		output += notice
+		notes = append(notes, note)
 	}
 	files, diff := editFiles(res.Changes, base)
 	return protocol.ApplyAnswer{V: protocol.Version, Action: protocol.Result, Title: strings.SplitN(output, "\n", 2)[0], Output: output,

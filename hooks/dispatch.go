@@ -320,16 +320,9 @@ func (d *Dispatcher) after(req *protocol.Request) protocol.Response {
 			notes = append(notes, "tasks: not tracked")
 		}
 	}
-	if d.Loop != nil {
-		notice, err := d.Loop.After(loopTool(req), req.SessionID, req.Args, req.Output)
-		switch {
-		case err != nil:
-			d.Log.Warn().Err(err).Str("session", req.SessionID).Msg("loop guard unavailable; passing")
-			notes = append(notes, "loop guard: "+failOpenNote(err))
-		case notice != "":
-			text += notice
-			notes = append(notes, "loop guard: repeated identical result")
-		}
+	if notice, note := d.loopAfter(req, req.Output); note != "" {
+		text += notice
+		notes = append(notes, note)
 	}
 	if text == "" {
 		r := pass()
@@ -337,6 +330,24 @@ func (d *Dispatcher) after(req *protocol.Request) protocol.Response {
 		return r
 	}
 	return protocol.Response{V: protocol.Version, Action: protocol.Append, Append: text, Notes: notes}
+}
+
+// loopAfter counts a call's result in the loop guard, when there is one:
+// the notice to append to a repeated result, and the note that says what
+// happened ("" when nothing did). A guard that fails passes the call.
+func (d *Dispatcher) loopAfter(req *protocol.Request, output any) (notice, note string) {
+	if d.Loop == nil {
+		return "", ""
+	}
+	notice, err := d.Loop.After(loopTool(req), req.SessionID, req.Args, output)
+	switch {
+	case err != nil:
+		d.Log.Warn().Err(err).Str("session", req.SessionID).Msg("loop guard unavailable; passing")
+		return "", "loop guard: " + failOpenNote(err)
+	case notice != "":
+		return notice, "loop guard: repeated identical result"
+	}
+	return "", ""
 }
 
 func (d *Dispatcher) event(req *protocol.Request) protocol.Response {

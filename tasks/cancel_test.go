@@ -1,6 +1,7 @@
 package tasks_test
 
 import (
+	"encoding/json"
 	"strings"
 	"testing"
 
@@ -23,6 +24,19 @@ func (h *harness) hold(name, method, path string, call, times int) {
 func (h *harness) release(name string, resp *opencodefake.Response) {
 	h.t.Helper()
 	if err := h.fake.Release(name, resp); err != nil {
+		h.t.Fatal(err)
+	}
+}
+
+// respond makes the fake answer the matching calls with status and body
+// (JSON, or none when empty), doing nothing server-side.
+func (h *harness) respond(method, path string, status int, body string) {
+	h.t.Helper()
+	r := &opencodefake.Response{Status: status}
+	if body != "" {
+		r.Body = json.RawMessage(body)
+	}
+	if err := h.fake.AddFaults(opencodefake.Fault{Method: method, Path: path, Respond: r}); err != nil {
 		h.t.Fatal(err)
 	}
 }

@@ -185,9 +185,7 @@ func TestANotificationTheHostFailsIsTriedThreeTimesAndARefusalOnce(t *testing.T)
 // body.
 func (h *harness) failNotices(status int, body string) {
 	h.t.Helper()
-	if err := h.fake.AddFaults(opencodefake.Fault{Method: "POST", Path: "/session/" + parent + "/prompt_async", Respond: &opencodefake.Response{Status: status, Body: json.RawMessage(body)}}); err != nil {
-		h.t.Fatal(err)
-	}
+	h.respond("POST", "/session/"+parent+"/prompt_async", status, body)
 }
 
 // notifyBusy reports whether a notification of the task is unsettled or

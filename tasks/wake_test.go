@@ -16,7 +16,13 @@ import (
 // wake runs `slim tasks wake` for the parent.
 func (h *harness) wake() out {
 	h.t.Helper()
-	return h.run(nil, "tasks", "wake", "--directory", h.dir, "--server-url", h.url, "--session", parent)
+	return h.wakeOf(parent)
+}
+
+// wakeOf runs `slim tasks wake` for session.
+func (h *harness) wakeOf(session string) out {
+	h.t.Helper()
+	return h.run(nil, "tasks", "wake", "--directory", h.dir, "--server-url", h.url, "--session", session)
 }
 
 // wakes are the wake prompts the parent got.
@@ -108,9 +114,7 @@ func TestAWakeGoesOnlyToAnOrchestratorAndIsCapped(t *testing.T) {
 func TestAFailedWakeKeepsItsReservation(t *testing.T) {
 	h := newHarness(t)
 	h.orchestratorParent()
-	if err := h.fake.AddFaults(opencodefake.Fault{Method: "POST", Path: "/session/" + parent + "/prompt_async", Respond: &opencodefake.Response{Status: 500}}); err != nil {
-		t.Fatal(err)
-	}
+	h.respond("POST", "/session/"+parent+"/prompt_async", 500, "")
 	for i := 1; i <= 2; i++ {
 		o := h.wake()
 		if o.code != 1 || !strings.HasPrefix(o.stderr, "slim: the wake prompt to "+parent+" may not have arrived: HTTP 500") {
@@ -217,7 +221,7 @@ func TestAWakeFindsAnOrchestratorByItsTranscript(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	if o := h.run(nil, "tasks", "wake", "--directory", h.dir, "--server-url", h.url, "--session", "ses_child"); o.stdout != "blocked:unmanaged\n" {
+	if o := h.wakeOf("ses_child"); o.stdout != "blocked:unmanaged\n" {
 		t.Fatalf("wake of a child: %s", o)
 	}
 	o := h.wake()
@@ -240,7 +244,7 @@ func TestAWakeFindsAnOrchestratorByItsTranscript(t *testing.T) {
 		st.Orchestrators["ses_child"] = &store.Orchestrator{FirstSeenAt: time.Now()}
 		return nil
 	})
-	if o := h.run(nil, "tasks", "wake", "--directory", h.dir, "--server-url", h.url, "--session", "ses_child"); o.stdout != "blocked:unmanaged\n" {
+	if o := h.wakeOf("ses_child"); o.stdout != "blocked:unmanaged\n" {
 		t.Fatalf("wake of a registered child: %s", o)
 	}
 }
@@ -251,9 +255,7 @@ func TestAWakeFindsAnOrchestratorByItsTranscript(t *testing.T) {
 func TestAWakeWhoseGateCouldNotReadTheHostFails(t *testing.T) {
 	h := newHarness(t)
 	h.orchestratorParent()
-	if err := h.fake.AddFaults(opencodefake.Fault{Method: "GET", Path: "/session/" + parent + "/todo", Respond: &opencodefake.Response{Status: 500}}); err != nil {
-		t.Fatal(err)
-	}
+	h.respond("GET", "/session/"+parent+"/todo", 500, "")
 	o := h.wake()
 	if o.code != 1 || !strings.HasPrefix(o.stderr, "slim: the wake gate could not read the host (the parent's todos: HTTP 500") ||
 		!strings.Contains(o.stderr, "answered blocked:no_incomplete_todos; nothing was sent") || len(h.wakes()) != 0 {
