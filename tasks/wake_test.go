@@ -166,9 +166,11 @@ func TestOnlyTheWakesOwnMessagesKeepTheCap(t *testing.T) {
 	}
 }
 
-// The sender's last check: a reservation dropped since the gate made it
-// (a user message re-armed the cap), or a wake still in flight, stops it.
-func TestAWakeWhoseReservationIsGoneSendsNothing(t *testing.T) {
+// The sender's last check, in the transaction that marks its wake sent:
+// another wake still in flight stops it. (The same check refuses a
+// reservation dropped since the gate made it; no host call comes between
+// the two for a test to slip a change into.)
+func TestAWakeWhileAnotherIsInFlightSendsNothing(t *testing.T) {
 	h := newHarness(t)
 	h.orchestratorParent()
 	// Another sender's wake, journalled as sent by a live process and not

@@ -98,6 +98,27 @@ func tasksCommand(e *env) *cli.Command {
 			return err
 		}
 	}
+	// wakeCommand is a command about one orchestrator session's wakes
+	// (the gate, the sender): --session S in the scope the flags name,
+	// with SLIM_TASKS_WAKE saying whether wakes are on.
+	wakeCommand := func(name, usage, prints string, fn func(context.Context, tasks.Config, tasks.HostScope, string, bool) (string, error)) *cli.Command {
+		return &cli.Command{
+			Name:      name,
+			Usage:     usage,
+			UsageText: "slim tasks " + name + " --session S [--directory D] [--server-url U]\n\n" + prints,
+			Flags:     append(scopeFlags(), &cli.StringFlag{Name: "session", Usage: "the orchestrator session (required)"}),
+			Action: operatorText(func(c *cli.Context, cfg tasks.Config, sc tasks.HostScope) (string, error) {
+				if c.String("session") == "" {
+					return "", usageErr(`Required flag "session" not set`)
+				}
+				wakes, err := onOff(getenv, "SLIM_TASKS_WAKE")
+				if err != nil {
+					return "", err
+				}
+				return fn(c.Context, cfg, sc, c.String("session"), wakes)
+			}),
+		}
+	}
 	var subs []*cli.Command
 	for _, name := range tasks.ToolNames() {
 		subs = append(subs, taskToolCommand(e, name, getenv))
@@ -227,9 +248,9 @@ func tasksCommand(e *env) *cli.Command {
 				return tasks.Observe(c.Context, cfg, sc, ev)
 			},
 		},
-		wakeCommand(operatorText, getenv, "wake-gate", "say whether a wake prompt may be sent to a session now",
+		wakeCommand("wake-gate", "say whether a wake prompt may be sent to a session now",
 			"Prints allowed or blocked:<reason>.", tasks.Gate),
-		wakeCommand(operatorText, getenv, "wake", "send an idle orchestrator session one wake prompt, if the wake gate allows it",
+		wakeCommand("wake", "send an idle orchestrator session one wake prompt, if the wake gate allows it",
 			"Prints sent <message ID>, or blocked:<reason> when the gate says no (then nothing is sent).", tasks.Wake),
 		&cli.Command{
 			Name:   "_settle",
@@ -411,30 +432,5 @@ func onOff(getenv func(string) string, name string) (bool, error) {
 		return false, nil
 	default:
 		return false, slimerr.New(slimerr.Usage, slimerr.CodeUsage, "%s=%q: want 1 or 0 (true/false, yes/no, on/off)", name, v)
-	}
-}
-
-// wakeCommand is a command about one orchestrator session's wakes (the
-// gate, the sender): --session S in the scope the flags name, with
-// SLIM_TASKS_WAKE saying whether wakes are on; action makes an operator
-// command's action of it.
-func wakeCommand(action func(func(*cli.Context, tasks.Config, tasks.HostScope) (string, error)) cli.ActionFunc,
-	getenv func(string) string, name, usage, prints string,
-	fn func(context.Context, tasks.Config, tasks.HostScope, string, bool) (string, error)) *cli.Command {
-	return &cli.Command{
-		Name:      name,
-		Usage:     usage,
-		UsageText: "slim tasks " + name + " --session S [--directory D] [--server-url U]\n\n" + prints,
-		Flags:     append(scopeFlags(), &cli.StringFlag{Name: "session", Usage: "the orchestrator session (required)"}),
-		Action: action(func(c *cli.Context, cfg tasks.Config, sc tasks.HostScope) (string, error) {
-			if c.String("session") == "" {
-				return "", usageErr(`Required flag "session" not set`)
-			}
-			wakes, err := onOff(getenv, "SLIM_TASKS_WAKE")
-			if err != nil {
-				return "", err
-			}
-			return fn(c.Context, cfg, sc, c.String("session"), wakes)
-		}),
 	}
 }
