@@ -19,7 +19,10 @@ import (
 
 // exitFileEnv names the file in which every slim process a script starts
 // records its exit code, for the exitcode command to check. It is set for
-// the scripts only; slim itself never reads it.
+// the scripts only; slim itself never reads it. The task tools' detached
+// settlers and notifiers (`slim tasks _settle`) do not record theirs: they
+// outlive the command the script ran, and one that exits late would
+// overwrite that command's code.
 const exitFileEnv = "TESTSCRIPT_SLIM_EXIT_FILE"
 
 // TestMain lets the scripts run slim as a command, and removes the binary
@@ -28,7 +31,8 @@ func TestMain(m *testing.M) {
 	testscript.Main(testbin.M(m), map[string]func(){
 		"slim": func() {
 			code := run(os.Args, os.Stdin, os.Stdout, os.Stderr)
-			if f := os.Getenv(exitFileEnv); f != "" {
+			detached := len(os.Args) > 2 && os.Args[1] == "tasks" && os.Args[2] == "_settle"
+			if f := os.Getenv(exitFileEnv); f != "" && !detached {
 				os.WriteFile(f, []byte(strconv.Itoa(code)+"\n"), 0o666)
 			}
 			os.Exit(code)
