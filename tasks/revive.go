@@ -188,7 +188,7 @@ func (e *engine) revive(ctx context.Context, parent, name, prompt string, allowC
 		return pre, nil
 	case op.Phase == store.PhaseRejected && op.Outcome == store.OutcomeNotSent:
 		return nil, toolErr("%s", op.Error)
-	case op.Phase == store.PhaseCompensating || op.Phase == store.PhaseQuarantined:
+	case compensated(op):
 		return nil, toolErr("Task %s revive failed: admission accepted but invalidated by loss of the record; compensation initiated", name)
 	case op.Outcome != store.OutcomeAccepted:
 		return nil, toolErr("%s", op.Error)

@@ -322,6 +322,19 @@ func (e *engine) findMessage(ctx context.Context, taskID, id string) (bool, erro
 	return false, last
 }
 
+// msgCompensated is the error of a revive's op whose admission was
+// compensated and verified quiet: the op's only record, once settled,
+// that it went through compensation.
+const msgCompensated = "compensated: aborted and verified quiet"
+
+// compensated reports whether a revive's op went to compensation: it is
+// in it, quarantined after it, or settled by it. A caller that reads the
+// op only after a fast compensation finished must still report that.
+func compensated(op store.Op) bool {
+	return op.Phase == store.PhaseCompensating || op.Phase == store.PhaseQuarantined ||
+		op.Phase == store.PhaseSettled && op.Error == msgCompensated
+}
+
 // compensate aborts an admitted prompt whose job was deleted, with no
 // local deadline, then reads the live map once: quiet releases the
 // lease; anything else quarantines it for an operator.
@@ -368,7 +381,7 @@ func (e *engine) compensate(ctx context.Context, op store.Op) error {
 		}
 		now := e.now()
 		if why == "" {
-			finish(st, op.ID, store.PhaseSettled, store.OutcomeAccepted, "compensated: aborted and verified quiet", now, true)
+			finish(st, op.ID, store.PhaseSettled, store.OutcomeAccepted, msgCompensated, now, true)
 			return nil
 		}
 		finish(st, op.ID, store.PhaseQuarantined, store.OutcomeAccepted, "compensation unconfirmed: "+why, now, false)
