@@ -194,7 +194,8 @@ func (e *engine) cancelTracked(ctx context.Context, job *store.Job, reason strin
 // verifyStopped polls the live map until the session has been quiet (an
 // idle or absent entry in a valid map) for the stable window without a
 // break, within the verification budget. It returns "" when it was, or
-// the last status seen.
+// the last status seen: a poll the budget's end cut short does not count
+// as seen, so a busy task is reported busy, not as a status timeout.
 //
 // A v2 host has no map: see verifyStoppedV2.
 func (e *engine) verifyStopped(ctx context.Context, taskID string, since time.Time) string {
@@ -203,7 +204,7 @@ func (e *engine) verifyStopped(ctx context.Context, taskID string, since time.Ti
 	}
 	deadline := time.Now().Add(e.t.Verify)
 	var quietSince time.Time
-	last := "unknown"
+	last, seen := "unknown", false
 	for {
 		remaining := time.Until(deadline)
 		if remaining <= 0 {
@@ -213,8 +214,15 @@ func (e *engine) verifyStopped(ctx context.Context, taskID string, since time.Ti
 		m, err := e.host.Status(rctx)
 		cancel()
 		now := time.Now()
+		if err != nil && remaining < e.t.Status && !now.Before(deadline) && seen {
+			// The budget, not the host, cut this poll short: it saw
+			// nothing, and what the model reads is the last thing a
+			// poll did see.
+			return last
+		}
 		quiet := false
 		if err == nil {
+			seen = true
 			ob := m.Observe(taskID)
 			switch {
 			case ob.Absent:

@@ -200,6 +200,35 @@ func TestCancelWhoseTaskStaysBusyFailsUncertainAndReleasesTheLease(t *testing.T)
 	}
 }
 
+func TestCancelWhoseLastPollTheBudgetCutsShortReportsTheLastStatusSeen(t *testing.T) {
+	// Every status answer takes 250 ms and the budget is 400 ms, so the
+	// verification's second poll is always cut off by the budget's end.
+	// That poll saw nothing: the model must read the busy the first
+	// poll saw, not a lookup timeout (seen under load in CI).
+	h := newHarness(t)
+	h.env["SLIM_TASKS_VERIFY_TIMEOUT_MS"] = "400"
+	h.env["SLIM_TASKS_VERIFY_POLL_MS"] = "50"
+	id := h.hangingJob("explorer", "x")
+	h.setStatus(opencodefake.StatusMap{DelayMS: 250, Sessions: map[string]opencodefake.StatusEntry{id: {Type: "busy"}}})
+	before := h.lastSeq()
+	o := h.tool("cancel", map[string]any{"task_id": id})
+	msg := "Session abort returned but task did not stay stopped: " + id + " (busy)"
+	wantOut(t, o, 0, cancelText(id, "running", msg), "")
+	aborts := h.after(before, "POST", "/session/"+id+"/abort")
+	var polls int
+	for _, c := range h.after(before, "GET", "/session/status") {
+		if len(aborts) == 1 && c.Seq > aborts[0].Seq {
+			polls++
+		}
+	}
+	if polls < 2 {
+		t.Fatalf("the verification read the map %d times after the abort; the test needs a cut-off second poll", polls)
+	}
+	if j := h.job(id); j.LastStatusError != msg {
+		t.Fatalf("job's last status error %q, want %q", j.LastStatusError, msg)
+	}
+}
+
 func TestCancelWhoseAbortIsNotConfirmedFailsWithoutPolling(t *testing.T) {
 	h := newHarness(t)
 	id := h.hangingJob("explorer", "x")
