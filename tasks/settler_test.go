@@ -57,10 +57,16 @@ func TestSettlerGoesOnWhenTheToolCallIsKilledDuringTheAdmission(t *testing.T) {
 	id := h.reconciledJob("explorer", "first")
 	g1 := h.job(id).Generation
 	h.queueHang()
+	adopted := adoptOrphans(t)
 	h.hold("admit", "POST", "/session/*/prompt_async", 0, 1)
 	fg, wait := h.startProc("revive", map[string]any{"task_id": id, "prompt": "again"})
 	h.waitHeld("admit", 1)
 	settler := h.settlerOf(id, fg.Pid)
+	t.Cleanup(func() {
+		if alive, _ := owner.Alive(settler); alive {
+			killGroup(settler.PID)
+		}
+	})
 	if err := fg.Kill(); err != nil {
 		t.Fatal(err)
 	}
@@ -70,9 +76,24 @@ func TestSettlerGoesOnWhenTheToolCallIsKilledDuringTheAdmission(t *testing.T) {
 	if alive, err := owner.Alive(settler); err != nil || !alive {
 		t.Fatalf("killing the tool call killed its settler (%v)", err)
 	}
+	if st, ok := readStat(t, settler.PID); adopted && (!ok || st.ppid != os.Getpid() || st.pgrp != settler.PID) {
+		t.Fatalf("the orphaned settler %+v (found %v): want it adopted by this test, in a process group of its own", st, ok)
+	}
 	h.release("admit", nil)
 	h.waitFor("the settler to register the admission", func(st *store.State) bool { return st.Leases[id] == nil })
 	waitGone(t, settler)
+	if adopted {
+		// The settler's session is its process group: reaping the group
+		// collects the settler and anything it left, and nothing of it
+		// may be left over, running or a zombie.
+		ws, ok := reapGroup(t, settler.PID)[settler.PID]
+		if !ok || !ws.Exited() || ws.ExitStatus() != 0 {
+			t.Fatalf("the settler was not reaped as exited 0: %v (reaped %v)", ws, ok)
+		}
+		if _, ok := readStat(t, settler.PID); ok {
+			t.Fatalf("the settler %d is still in the process table after it was reaped", settler.PID)
+		}
+	}
 	j := h.job(id)
 	if j.Generation <= g1 || j.TaskGeneration != 2 || j.State != store.JobRunning {
 		t.Fatalf("job after the settler's admission: %+v", j)
