@@ -222,6 +222,9 @@ func (e *engine) afterAdmission(ctx context.Context, name, taskID, baseline stri
 			} else {
 				markTerminal(j, gen, store.JobCompleted, oc.Text, now)
 			}
+			// This answer reports the end to the parent, so no notice
+			// is owed for it.
+			j.Notification.Owed = false
 		}
 		out = &reviveOutcome{taskID: j.TaskID, alias: j.Alias, generation: j.Generation, state: string(j.State), status: "started",
 			uncertain: j.StatusUncertain, observation: j.LastStatusError}

@@ -204,6 +204,10 @@ func TestReviveThatCompletesAtOnceReportsTheResult(t *testing.T) {
 	if j.State != store.JobCompleted || !j.TerminalUnreconciled || j.ResultSummary != "second answer" || j.TaskGeneration != 2 {
 		t.Fatalf("job %+v", j)
 	}
+	// The revive's answer told the parent: no notice is owed.
+	if j.Notification.Owed {
+		t.Fatalf("the revive reported the end and still owes a notice: %+v", j.Notification)
+	}
 }
 
 func TestReviveWhoseBaselineReadOutlivesItsDeadlineSendsNothing(t *testing.T) {
@@ -358,8 +362,13 @@ func TestReviveWhoseAdmissionOutlivesItsDeadlineRegistersTheLateAcceptance(t *te
 	h.queueHang()
 	h.hold("admit", "POST", "/session/*/prompt_async", 0, 1)
 	h.env["SLIM_TASKS_ADMISSION_TIMEOUT_MS"] = "400"
-	o := h.tool("revive", map[string]any{"task_id": id, "prompt": "again"})
+	wait := h.start("revive", map[string]any{"task_id": id, "prompt": "again"})
 	h.env["SLIM_TASKS_ADMISSION_TIMEOUT_MS"] = knobs["SLIM_TASKS_ADMISSION_TIMEOUT_MS"]
+	// Wait for the held call, which the settler makes only after it took
+	// the op over and marked it sent: on a slow machine the deadline can
+	// come first, and the store is read below.
+	h.waitHeld("admit", 1)
+	o := wait()
 	wantOut(t, o, 0, reviveText(id, g1, "completed", "admission_unknown")+admissionUnknown, "")
 
 	st := h.doc()
