@@ -180,7 +180,7 @@ func TestCancelWhoseTaskStaysBusyFailsUncertainAndReleasesTheLease(t *testing.T)
 		t.Run(tc.name, func(t *testing.T) {
 			h := newHarness(t)
 			// The verification must run out its budget: a short one.
-			h.env["SLIM_TASKS_VERIFY_TIMEOUT_MS"] = "400"
+			h.env["SLIM_TASKS_VERIFY_TIMEOUT_MS"] = "800"
 			id := h.hangingJob("explorer", "x")
 			tc.setup(h, id)
 			msg := "Session abort returned but task did not stay stopped: " + id + " (" + tc.last + ")"
@@ -201,15 +201,15 @@ func TestCancelWhoseTaskStaysBusyFailsUncertainAndReleasesTheLease(t *testing.T)
 }
 
 func TestCancelWhoseLastPollTheBudgetCutsShortReportsTheLastStatusSeen(t *testing.T) {
-	// Every status answer takes 250 ms and the budget is 400 ms, so the
+	// Every status answer takes 600 ms and the budget is 1000 ms, so the
 	// verification's second poll is always cut off by the budget's end.
 	// That poll saw nothing: the model must read the busy the first
 	// poll saw, not a lookup timeout (seen under load in CI).
 	h := newHarness(t)
-	h.env["SLIM_TASKS_VERIFY_TIMEOUT_MS"] = "400"
+	h.env["SLIM_TASKS_VERIFY_TIMEOUT_MS"] = "1000"
 	h.env["SLIM_TASKS_VERIFY_POLL_MS"] = "50"
 	id := h.hangingJob("explorer", "x")
-	h.setStatus(opencodefake.StatusMap{DelayMS: 250, Sessions: map[string]opencodefake.StatusEntry{id: {Type: "busy"}}})
+	h.setStatus(opencodefake.StatusMap{DelayMS: 600, Sessions: map[string]opencodefake.StatusEntry{id: {Type: "busy"}}})
 	before := h.lastSeq()
 	o := h.tool("cancel", map[string]any{"task_id": id})
 	msg := "Session abort returned but task did not stay stopped: " + id + " (busy)"
@@ -273,8 +273,13 @@ func TestCancelWhoseAbortOutlivesItsDeadlineKeepsTheLeaseUntilTheAbortSettles(t 
 	// Only the held abort may run out its deadline; the later cancels
 	// run with the usual one.
 	h.env["SLIM_TASKS_ABORT_TIMEOUT_MS"] = "400"
-	o := h.tool("cancel", map[string]any{"task_id": id})
+	wait := h.start("cancel", map[string]any{"task_id": id})
 	h.env["SLIM_TASKS_ABORT_TIMEOUT_MS"] = knobs["SLIM_TASKS_ABORT_TIMEOUT_MS"]
+	// Wait for the held call, which the settler makes only after it took
+	// the op over and marked it sent: on a slow machine the deadline can
+	// come first, and the store is read below.
+	h.waitHeld("abort", 1)
+	o := wait()
 	msg := "Session abort timed out after 400ms"
 	wantOut(t, o, 0, cancelText(id, "running", msg), "")
 

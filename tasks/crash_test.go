@@ -243,7 +243,6 @@ func TestALaunchKilledAroundItsPromptLeavesATrackedTaskAndNeverResendsIt(t *test
 	t.Run("before the prompt: stopped by two observations, never prompted", func(t *testing.T) {
 		h := newHarness(t)
 		id := launched(h, tasks.CrashSent)
-		t0 := time.Now()
 		h.reconcileNow()
 		// The dead launch's op protects nothing (it has no lease): it is
 		// settled as orphaned, for the journal to prune.
@@ -251,7 +250,7 @@ func TestALaunchKilledAroundItsPromptLeavesATrackedTaskAndNeverResendsIt(t *test
 			t.Fatalf("the dead launch's op %+v, want settled as orphaned", op)
 		}
 		// Nothing ran: absent from the map twice, a grace apart.
-		sleepPast(t0, 400*time.Millisecond)
+		h.sleepPastStop(id, 400*time.Millisecond)
 		h.reconcileNow()
 		if j := h.job(id); j.State != store.JobStopped || !j.TerminalUnreconciled {
 			t.Fatalf("job %+v, want stopped", j)

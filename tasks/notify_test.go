@@ -217,13 +217,19 @@ func TestAHungNotificationReleasesItsLeaseAtItsDeadlineAndALateAnswerLeavesTheNe
 			h.notifying(map[bool]time.Duration{false: 800 * time.Millisecond, true: 2500 * time.Millisecond}[early])
 			id := h.reconciledJob("explorer", "first")
 			h.waitFor("the first run's notification", func(st *store.State) bool { return !notifyBusy(st, id) })
-			if err := h.fake.QueueRuns(id, opencodefake.Run{DurationMS: 30, Text: "second"}); err != nil {
+			// The revived run hangs until the test ends it: a run that
+			// ended before the revive answered would be recorded by the
+			// revive itself, which sends no notice.
+			if err := h.fake.QueueRuns(id, opencodefake.Run{Hang: true, Text: "second"}); err != nil {
 				t.Fatal(err)
 			}
 			if o := h.tool("revive", map[string]any{"task_id": id, "prompt": "again"}); o.code != 0 {
 				t.Fatal(o)
 			}
 			g2 := h.job(id).Generation
+			if err := h.fake.Finish(id); err != nil {
+				t.Fatal(err)
+			}
 			h.waitIdle(id)
 			// The first run's notice may have been skipped (its result
 			// was read first, under load); only the revived run's

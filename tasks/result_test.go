@@ -123,9 +123,8 @@ func TestResultOfAStoppedTaskSeenBusyAgainRunsItAgainInTheSameGeneration(t *test
 	h := newHarness(t)
 	id := h.hangingJob("explorer", "map auth")
 	h.idleInMap(id)
-	t0 := time.Now()
 	h.tool("status", map[string]any{"task_id": id})
-	sleepPast(t0, 400*time.Millisecond)
+	h.sleepPastStop(id, 400*time.Millisecond)
 	h.tool("status", map[string]any{"task_id": id})
 	j := h.job(id)
 	if j.State != store.JobStopped || !j.TerminalUnreconciled {

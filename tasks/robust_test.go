@@ -120,9 +120,8 @@ func TestATaskRunningBeforeARestartIsStoppedOnlyByTwoObservationsAGraceApart(t *
 		return nil
 	})
 	gen := h.job(c).Generation
-	t0 := time.Now()
 	wantStatus(t, h.tool("status", map[string]any{"task_id": c}), "exp-1", c, "running (unconfirmed)", "explorer", false, "no live status entry for session")
-	sleepPast(t0, 400*time.Millisecond)
+	h.sleepPastStop(c, 400*time.Millisecond)
 	wantStatus(t, h.tool("status", map[string]any{"task_id": c}), "exp-1", c, "stopped (unconfirmed)", "explorer", false, "no live status entry for session")
 	if j := h.job(c); j.State != store.JobStopped || !j.TerminalUnreconciled || j.Generation != gen {
 		t.Fatalf("job after the stop: %+v", j)

@@ -269,6 +269,12 @@ func TestSettlerWhoseSafetyCapPassesLeavesTheAdmissionOrphanedForEvidence(t *tes
 	h.env["SLIM_TASKS_ADMISSION_TIMEOUT_MS"] = "600"
 	o := h.tool("revive", map[string]any{"task_id": id, "prompt": "again"})
 	wantOut(t, o, 0, reviveText(id, g1, "completed", "admission_unknown")+admissionUnknown, "")
+	// The cap counts from the settler's start, which a slow machine can
+	// put after the caller's deadline.
+	h.waitFor("the safety cap to orphan the lease", func(st *store.State) bool {
+		l := st.Leases[id]
+		return l != nil && l.State == store.LeaseOrphaned
+	})
 	st := h.doc()
 	l := st.Leases[id]
 	if l == nil || l.State != store.LeaseOrphaned || !strings.Contains(l.Note, "safety cap") {

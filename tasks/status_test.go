@@ -253,6 +253,20 @@ func sleepPast(t0 time.Time, d time.Duration) {
 	time.Sleep(time.Until(t0.Add(d + 20*time.Millisecond)))
 }
 
+// sleepPastStop sleeps until d has passed since the first observation of
+// task id without a live entry, as the store recorded it. The grace is
+// measured between the slim processes' observations, not from the test's
+// clock: a slow first process would otherwise leave the second
+// observation within the grace.
+func (h *harness) sleepPastStop(id string, d time.Duration) {
+	h.t.Helper()
+	start := h.job(id).StopConfirmationStartedAt
+	if start.IsZero() {
+		h.t.Fatalf("task %s has no stop confirmation started", id)
+	}
+	sleepPast(start, d)
+}
+
 func TestStatusConfirmsAStopAcrossTwoCallsAGraceApart(t *testing.T) {
 	h := newHarness(t)
 	grace := 400 * time.Millisecond // SLIM_TASKS_STOP_GRACE_MS
@@ -268,7 +282,7 @@ func TestStatusConfirmsAStopAcrossTwoCallsAGraceApart(t *testing.T) {
 			t.Fatalf("a second absent observation within the grace made the task %s", s)
 		}
 	}
-	sleepPast(t0, grace)
+	h.sleepPastStop(id, grace)
 	gen := h.job(id).Generation
 	o = h.tool("status", map[string]any{"task_id": id})
 	wantStatus(t, o, "exp-1", id, "stopped (unconfirmed)", "explorer", false, "no live status entry for session")
