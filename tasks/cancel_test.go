@@ -28,6 +28,21 @@ func (h *harness) release(name string, resp *opencodefake.Response) {
 	}
 }
 
+// toolPastDeadline runs a tool whose host call the fake holds (hold, as
+// h.hold named it), with the deadline knob set to ms for this call only,
+// and returns its answer once the held call has arrived as well. The
+// settler makes that call only after it took the op over and marked it
+// sent, so the store the test reads next is the one it means even on a
+// slow machine, where the caller's deadline can come first.
+func (h *harness) toolPastDeadline(tool string, args any, hold, knob, ms string) out {
+	h.t.Helper()
+	h.env[knob] = ms
+	wait := h.start(tool, args)
+	h.env[knob] = knobs[knob]
+	h.waitHeld(hold, 1)
+	return wait()
+}
+
 // respond makes the fake answer the matching calls with status and body
 // (JSON, or none when empty), doing nothing server-side.
 func (h *harness) respond(method, path string, status int, body string) {
@@ -215,14 +230,11 @@ func TestCancelWhoseLastPollTheBudgetCutsShortReportsTheLastStatusSeen(t *testin
 	msg := "Session abort returned but task did not stay stopped: " + id + " (busy)"
 	wantOut(t, o, 0, cancelText(id, "running", msg), "")
 	aborts := h.after(before, "POST", "/session/"+id+"/abort")
-	var polls int
-	for _, c := range h.after(before, "GET", "/session/status") {
-		if len(aborts) == 1 && c.Seq > aborts[0].Seq {
-			polls++
-		}
+	if len(aborts) != 1 {
+		t.Fatalf("%d aborts, want 1", len(aborts))
 	}
-	if polls < 2 {
-		t.Fatalf("the verification read the map %d times after the abort; the test needs a cut-off second poll", polls)
+	if polls := h.after(aborts[0].Seq, "GET", "/session/status"); len(polls) < 2 {
+		t.Fatalf("the verification read the map %d times after the abort; the test needs a cut-off second poll", len(polls))
 	}
 	if j := h.job(id); j.LastStatusError != msg {
 		t.Fatalf("job's last status error %q, want %q", j.LastStatusError, msg)
@@ -272,14 +284,7 @@ func TestCancelWhoseAbortOutlivesItsDeadlineKeepsTheLeaseUntilTheAbortSettles(t 
 	h.hold("abort", "POST", "/session/*/abort", 0, 1)
 	// Only the held abort may run out its deadline; the later cancels
 	// run with the usual one.
-	h.env["SLIM_TASKS_ABORT_TIMEOUT_MS"] = "400"
-	wait := h.start("cancel", map[string]any{"task_id": id})
-	h.env["SLIM_TASKS_ABORT_TIMEOUT_MS"] = knobs["SLIM_TASKS_ABORT_TIMEOUT_MS"]
-	// Wait for the held call, which the settler makes only after it took
-	// the op over and marked it sent: on a slow machine the deadline can
-	// come first, and the store is read below.
-	h.waitHeld("abort", 1)
-	o := wait()
+	o := h.toolPastDeadline("cancel", map[string]any{"task_id": id}, "abort", "SLIM_TASKS_ABORT_TIMEOUT_MS", "400")
 	msg := "Session abort timed out after 400ms"
 	wantOut(t, o, 0, cancelText(id, "running", msg), "")
 

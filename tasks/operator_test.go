@@ -20,14 +20,8 @@ func (h *harness) pendingAbort() string {
 	h.t.Helper()
 	id := h.hangingJob("explorer", "x")
 	h.hold("abort", "POST", "/session/*/abort", 0, 1)
-	h.env["SLIM_TASKS_ABORT_TIMEOUT_MS"] = "300"
-	defer func() { h.env["SLIM_TASKS_ABORT_TIMEOUT_MS"] = knobs["SLIM_TASKS_ABORT_TIMEOUT_MS"] }()
-	wait := h.start("cancel", map[string]any{"task_id": id})
-	// Wait for the held call, which the settler makes only after it took
-	// the op over and marked it sent: on a slow machine the deadline can
-	// come first, and the store is read by the caller.
-	h.waitHeld("abort", 1)
-	wantOut(h.t, wait(), 0, cancelText(id, "running", "Session abort timed out after 300ms"), "")
+	o := h.toolPastDeadline("cancel", map[string]any{"task_id": id}, "abort", "SLIM_TASKS_ABORT_TIMEOUT_MS", "300")
+	wantOut(h.t, o, 0, cancelText(id, "running", "Session abort timed out after 300ms"), "")
 	return id
 }
 

@@ -32,14 +32,8 @@ func adoptOrphans(t *testing.T) bool {
 	return true
 }
 
-// procStat is what a test reads of /proc/<pid>/stat.
-type procStat struct {
-	state      byte
-	ppid, pgrp int
-}
-
-// readStat reads the process pid's state, parent and process group; ok
-// is false when there is no such process.
+// readStat reads the process pid's parent and process group; ok is false
+// when there is no such process.
 func readStat(t *testing.T, pid int) (procStat, bool) {
 	t.Helper()
 	b, err := os.ReadFile(filepath.Join("/proc", strconv.Itoa(pid), "stat"))
@@ -54,7 +48,7 @@ func readStat(t *testing.T, pid int) (procStat, bool) {
 	s := string(b)
 	i := strings.LastIndexByte(s, ')')
 	f := strings.Fields(s[i+1:])
-	if i < 0 || len(f) < 3 || len(f[0]) != 1 {
+	if i < 0 || len(f) < 3 {
 		t.Fatalf("unreadable /proc/%d/stat: %q", pid, s)
 	}
 	ppid, err1 := strconv.Atoi(f[1])
@@ -62,7 +56,7 @@ func readStat(t *testing.T, pid int) (procStat, bool) {
 	if err1 != nil || err2 != nil {
 		t.Fatalf("unreadable /proc/%d/stat: %q", pid, s)
 	}
-	return procStat{state: f[0][0], ppid: ppid, pgrp: pgrp}, true
+	return procStat{ppid: ppid, pgrp: pgrp}, true
 }
 
 // groupMembers lists the processes of process group pgid, zombies
@@ -118,8 +112,3 @@ func reapGroup(t *testing.T, pgid int) map[int]syscall.WaitStatus {
 		time.Sleep(10 * time.Millisecond)
 	}
 }
-
-// killGroup ends what is left of process group pgid, for a test that
-// stops early: the group is a settler's session, which only this test
-// started.
-func killGroup(pgid int) { syscall.Kill(-pgid, syscall.SIGKILL) }

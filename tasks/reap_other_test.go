@@ -11,13 +11,6 @@ import (
 // subreaper of its descendants: the zombie checks are skipped.
 func adoptOrphans(*testing.T) bool { return false }
 
-type procStat struct {
-	state      byte
-	ppid, pgrp int
-}
-
 func readStat(*testing.T, int) (procStat, bool) { return procStat{}, false }
 
 func reapGroup(*testing.T, int) map[int]syscall.WaitStatus { return nil }
-
-func killGroup(pgid int) { syscall.Kill(-pgid, syscall.SIGKILL) }

@@ -361,14 +361,7 @@ func TestReviveWhoseAdmissionOutlivesItsDeadlineRegistersTheLateAcceptance(t *te
 	baseline := h.lastMessageID(id)
 	h.queueHang()
 	h.hold("admit", "POST", "/session/*/prompt_async", 0, 1)
-	h.env["SLIM_TASKS_ADMISSION_TIMEOUT_MS"] = "400"
-	wait := h.start("revive", map[string]any{"task_id": id, "prompt": "again"})
-	h.env["SLIM_TASKS_ADMISSION_TIMEOUT_MS"] = knobs["SLIM_TASKS_ADMISSION_TIMEOUT_MS"]
-	// Wait for the held call, which the settler makes only after it took
-	// the op over and marked it sent: on a slow machine the deadline can
-	// come first, and the store is read below.
-	h.waitHeld("admit", 1)
-	o := wait()
+	o := h.toolPastDeadline("revive", map[string]any{"task_id": id, "prompt": "again"}, "admit", "SLIM_TASKS_ADMISSION_TIMEOUT_MS", "400")
 	wantOut(t, o, 0, reviveText(id, g1, "completed", "admission_unknown")+admissionUnknown, "")
 
 	st := h.doc()

@@ -37,6 +37,15 @@ func kill(t *testing.T, id owner.Identity) {
 	waitGone(t, id)
 }
 
+// procStat is what a test reads of a process's entry in the process
+// table (readStat): its parent and its process group.
+type procStat struct{ ppid, pgrp int }
+
+// killGroup ends what is left of process group pgid, for a test that
+// stops early: the group is a settler's session, which only this test
+// started.
+func killGroup(pgid int) { syscall.Kill(-pgid, syscall.SIGKILL) }
+
 // deadIdentity names a live process (this test) with the wrong start
 // time: a pid that was reused since the identity was recorded.
 func deadIdentity(t *testing.T) owner.Identity {
