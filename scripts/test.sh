@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # The test suite: formatting, a tidy go.mod and go.sum, vet, every Go test
 # with the race detector (the CLI scripts and the plugin's Node tests
-# included), then the real-host end-to-end tests on their own, so they do
+# included), repeated runs of one deadline race, then the real-host
+# end-to-end tests on their own, so they do
 # not compete for the cores with the race-instrumented packages. The
 # end-to-end tests skip when e2e/node_modules has no pinned OpenCode
 # (scripts/e2e-setup.sh installs it); SLIM_E2E=require turns a missing host
